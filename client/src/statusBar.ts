@@ -1,0 +1,39 @@
+// One status bar item: what is loaded, whether it is stale, and whether anything failed.
+
+import * as vscode from 'vscode';
+import { StatusParams } from '../../server/src/protocol/lspExt';
+
+const ICONS: Record<StatusParams['state'], string> = {
+  idle: '$(pulse)',
+  loading: '$(sync~spin)',
+  stale: '$(sync~spin)',
+  loaded: '$(pulse)',
+  error: '$(warning)',
+};
+
+export class StatusItem implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('causalLens.status', vscode.StatusBarAlignment.Left, 10);
+
+  constructor() {
+    this.item.name = 'Causal Lens';
+    this.show({ state: 'idle', profiles: 0, experiments: 0, curves: 0, problems: 0, detail: 'Starting…' });
+    this.item.show();
+  }
+
+  show(status: StatusParams): void {
+    const summary =
+      status.state === 'loading' || status.state === 'stale'
+        ? 'loading'
+        : status.profiles === 0
+          ? 'no profile'
+          : `${status.curves} curve${status.curves === 1 ? '' : 's'}`;
+    this.item.text = `${ICONS[status.state]} Causal: ${summary}${status.problems > 0 ? ` · ${status.problems} problems` : ''}`;
+    this.item.tooltip = status.detail;
+    this.item.command = status.problems > 0 ? 'causalLens.showOutput' : 'causalLens.ranking.focus';
+    this.item.backgroundColor = status.state === 'error' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+}

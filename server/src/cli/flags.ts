@@ -1,0 +1,44 @@
+// A small flag parser: subcommands declare their flags, anything unknown is a usage error.
+
+export class UsageError extends Error {}
+
+export type FlagKinds = Record<string, 'boolean' | 'integer' | 'string'>;
+
+export interface ParsedFlags {
+  flags: Record<string, boolean | number | string | undefined>;
+  positional: string[];
+}
+
+export function parseFlags(args: readonly string[], kinds: FlagKinds): ParsedFlags {
+  const flags: ParsedFlags['flags'] = {};
+  const positional: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === '--') {
+      positional.push(...args.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith('--')) {
+      positional.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const name = arg.slice(2, eq < 0 ? undefined : eq);
+    const kind = kinds[name];
+    if (!kind) throw new UsageError(`unknown option --${name}`);
+    if (kind === 'boolean') {
+      flags[name] = true;
+      continue;
+    }
+    const value = eq >= 0 ? arg.slice(eq + 1) : args[++i];
+    if (value === undefined) throw new UsageError(`--${name} needs a value`);
+    if (kind === 'integer') {
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} needs a whole number, got "${value}"`);
+      flags[name] = n;
+    } else {
+      flags[name] = value;
+    }
+  }
+  return { flags, positional };
+}

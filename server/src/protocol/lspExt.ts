@@ -1,0 +1,104 @@
+// Every custom LSP request and notification of Causal Lens, declared once and
+// imported by both the client (client/src) and the server (server/src/server.ts).
+// Like rust-analyzer's lsp_ext.ts: the wire contract lives in one file.
+
+import { NotificationType, RequestType, RequestType0 } from 'vscode-languageserver-protocol';
+
+/** One highlighted line of a source file. */
+export interface LineHeat {
+  /** 0-based line in the document. */
+  line: number;
+  /** Fraction of all samples in the loaded profiles that landed on this line. */
+  share: number;
+  /** 0..1, the share relative to the hottest line shown: picks the shade. */
+  heat: number;
+  /** The short annotation shown after the line, or undefined when there is nothing to claim. */
+  annotation?: string;
+  /** One-line explanation shown when hovering the annotation. */
+  annotationTooltip?: string;
+}
+
+export interface FileHeatParams {
+  uri: string;
+}
+
+export interface FileHeatResult {
+  lines: LineHeat[];
+}
+
+/** Heat and annotations for one open document; the client draws them as decorations. */
+export const fileHeat = new RequestType<FileHeatParams, FileHeatResult, void>('causalLens/fileHeat');
+
+/** One ranked (line, progress point) entry, the tree view's row. */
+export interface RankedLine {
+  /** The location string as written in the profile. */
+  location: string;
+  progressPoint: string;
+  /** Resolved workspace document, if the path could be mapped. */
+  uri?: string;
+  /** 0-based line in that document. */
+  line?: number;
+  /** Short label, e.g. `prog.c:30`. */
+  label: string;
+  impact: number;
+  impactLow: number;
+  impactHigh: number;
+  maxSpeedup: number;
+  /** Present when the line does not have enough experiments for a curve yet. */
+  insufficient?: string;
+  /** Present when the profile's path maps to no workspace file (and no path mapping). */
+  unresolved?: string;
+  profile: string;
+}
+
+export interface RankingResult {
+  lines: RankedLine[];
+}
+
+/** All lines with causal data, ranked by impact (curves first, then lines still collecting). */
+export const ranking = new RequestType0<RankingResult, void>('causalLens/ranking');
+
+export interface LoadProfileParams {
+  /** Absolute file system path. */
+  path: string;
+}
+
+export interface LoadProfileResult {
+  experiments: number;
+  lines: number;
+  problems: number;
+}
+
+/** Loads (or reloads) one profile file chosen by the user. */
+export const loadProfile = new RequestType<LoadProfileParams, LoadProfileResult, void>('causalLens/loadProfile');
+
+/** Forgets every loaded profile until the next file change or reload. */
+export const clearProfiles = new RequestType0<void, void>('causalLens/clearProfiles');
+
+export interface HotLineParams {
+  uri: string;
+  /** 0-based line of the cursor. */
+  line: number;
+  direction: 'next' | 'previous';
+}
+
+export interface HotLineResult {
+  uri: string;
+  line: number;
+}
+
+/** The next or previous hot line, by position across files ordered by impact then share. */
+export const hotLine = new RequestType<HotLineParams, HotLineResult | null, void>('causalLens/hotLine');
+
+export interface StatusParams {
+  state: 'idle' | 'loading' | 'loaded' | 'stale' | 'error';
+  profiles: number;
+  experiments: number;
+  curves: number;
+  problems: number;
+  /** One line for the status bar tooltip. */
+  detail: string;
+}
+
+/** Sent by the server whenever the set of loaded profiles changes. */
+export const status = new NotificationType<StatusParams>('causalLens/status');

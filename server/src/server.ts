@@ -1,0 +1,308 @@
+// The Causal Lens language server: LSP wiring only. Reading profiles, the causal math and
+// path mapping live in plain modules (import/, causal/, workspace/) that the CLI shares.
+
+import * as path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import {
+  CodeLens,
+  DidChangeWatchedFilesParams,
+  Diagnostic,
+  DiagnosticSeverity,
+  DidChangeWatchedFilesNotification,
+  Disposable,
+  FileChangeType,
+  InitializeResult,
+  ProposedFeatures,
+  createConnection,
+} from 'vscode-languageserver/node';
+import { RequestType, RequestType0 } from 'vscode-languageserver-protocol';
+import { CurveOptions, DEFAULT_CURVE_OPTIONS } from './causal/curves';
+import { shortNames } from './causal/names';
+import { Profile } from './model/profile';
+import * as ext from './protocol/lspExt';
+import { PathMapping, PathResolver } from './workspace/pathResolver';
+import { ProfileStore } from './workspace/profileStore';
+import { profileMatcher, scanWorkspace } from './workspace/scan';
+import { fileHeat, hoverMarkdown, leadingCurve, lensTitle } from './lsp/views';
+import { describeSkips } from './import/skipReport';
+
+interface Settings {
+  profileGlobs: string[];
+  minPoints: number;
+  pathMappings: Record<string, string>;
+  highlights: { minShare: number };
+}
+
+const DEFAULT_SETTINGS: Settings = {
+  profileGlobs: ['**/profile.coz', '**/profile.jsonl', '**/*.coz'],
+  minPoints: DEFAULT_CURVE_OPTIONS.minPoints,
+  pathMappings: {},
+  highlights: { minShare: 0.005 },
+};
+
+const connection = createConnection(ProposedFeatures.all);
+
+/**
+ * vscode-languageserver pins an older protocol package than the client, so the shared
+ * RequestType objects are registered here by their method name, keeping their types.
+ */
+function handle<P, R>(type: RequestType<P, R, void>, handler: (params: P) => R | Promise<R>): void {
+  connection.onRequest(type.method, (params: P) => handler(params) as unknown);
+}
+
+function handle0<R>(type: RequestType0<R, void>, handler: () => R | Promise<R>): void {
+  connection.onRequest(type.method, () => handler() as unknown);
+}
+let roots: string[] = [];
+let settings = DEFAULT_SETTINGS;
+let store = new ProfileStore(new PathResolver([], [], []), DEFAULT_CURVE_OPTIONS);
+let isProfile: (file: string) => boolean = () => false;
+let supportsLensRefresh = false;
+let problemsByProfile = new Map<string, number>();
+const reloadTimers = new Map<string, NodeJS.Timeout>();
+let supportsWatcherRegistration = false;
+let watcherRegistration: Disposable | undefined;
+
+function toPath(uri: string): string | undefined {
+  try {
+    return fileURLToPath(uri);
+  } catch {
+    return undefined;
+  }
+}
+
+function toUri(file: string): string {
+  return pathToFileURL(file).href;
+}
+
+function curveOptions(): CurveOptions {
+  return { ...DEFAULT_CURVE_OPTIONS, minPoints: settings.minPoints };
+}
+
+function expandMappings(mappings: Record<string, string>): PathMapping[] {
+  const folder = roots[0] ?? '';
+  return Object.entries(mappings).map(([from, to]) => ({ from, to: to.split('${workspaceFolder}').join(folder) }));
+}
+
+async function readSettings(): Promise<Settings> {
+  const raw = (await connection.workspace.getConfiguration('causalLens')) as Partial<Settings> | null;
+  return {
+    profileGlobs: Array.isArray(raw?.profileGlobs) ? raw!.profileGlobs : DEFAULT_SETTINGS.profileGlobs,
+    minPoints: typeof raw?.minPoints === 'number' ? raw.minPoints : DEFAULT_SETTINGS.minPoints,
+    pathMappings: raw?.pathMappings && typeof raw.pathMappings === 'object' ? raw.pathMappings : {},
+    highlights: { minShare: typeof raw?.highlights?.minShare === 'number' ? raw.highlights.minShare : DEFAULT_SETTINGS.highlights.minShare },
+  };
+}
+
+function sendStatus(state: ext.StatusParams['state'], detail?: string): void {
+  const profiles = store.profiles();
+  const problems = [...problemsByProfile.values()].reduce((a, b) => a + b, 0);
+  const curves = store.ranking().filter((r) => r.curve.status.kind === 'curve').length;
+  const experiments = profiles.reduce((n, p) => n + p.profile.experiments.length, 0);
+  const status: ext.StatusParams = {
+    state: state === 'loaded' && problems > 0 ? 'error' : state,
+    profiles: profiles.length,
+    experiments,
+    curves,
+    problems,
+    detail:
+      detail ??
+      `${profiles.length} profile${profiles.length === 1 ? '' : 's'}, ${experiments} experiments, ${curves} curves` +
+        (problems > 0 ? `, ${problems} problems (see Problems and Output)` : ''),
+  };
+  void connection.sendNotification(ext.status.method, status);
+  if (supportsLensRefresh) void connection.sendRequest('workspace/codeLens/refresh');
+}
+
+/** Problems go three ways: Diagnostics on the profile file, the output channel, one notification. */
+function reportProblems(profile: Profile): void {
+  const diagnostics: Diagnostic[] = profile.problems.map((p) => ({
+    range: { start: { line: Math.max(0, p.line - 1), character: 0 }, end: { line: Math.max(0, p.line - 1), character: Number.MAX_SAFE_INTEGER } },
+    severity: p.severity === 'error' ? DiagnosticSeverity.Error : DiagnosticSeverity.Warning,
+    source: 'Causal Lens',
+    message: p.message,
+  }));
+  void connection.sendDiagnostics({ uri: toUri(profile.source), diagnostics });
+  problemsByProfile.set(profile.source, profile.problems.length);
+  for (const p of profile.problems) connection.console.warn(`${p.file}:${p.line}: ${p.severity}: ${p.message}`);
+  const skips = describeSkips(profile.skipped);
+  if (skips) connection.console.info(`${profile.source}: skipped ${skips}`);
+  if (profile.problems.length > 0) {
+    const first = profile.problems[0];
+    void connection.window.showWarningMessage(
+      `Causal Lens: ${path.basename(profile.source)} was read with ${profile.problems.length} problem${profile.problems.length === 1 ? '' : 's'}` +
+        ` (first at line ${first.line}: ${first.message}). What could be read is shown; details in the Output and Problems views.`,
+    );
+  }
+}
+
+async function loadOne(file: string): Promise<ext.LoadProfileResult> {
+  try {
+    const { profile, curves } = await store.load(file);
+    reportProblems(profile);
+    connection.console.info(`Loaded ${file}: ${profile.format}, ${profile.runs.length} runs, ${profile.experiments.length} experiments`);
+    return { experiments: profile.experiments.length, lines: curves.length, problems: profile.problems.length };
+  } catch (error) {
+    const message = (error as Error).message;
+    connection.console.error(message);
+    store.remove(file);
+    problemsByProfile.set(file, 1);
+    void connection.window.showErrorMessage(`Causal Lens: ${message}`);
+    return { experiments: 0, lines: 0, problems: 1 };
+  }
+}
+
+async function reloadWorkspace(): Promise<void> {
+  sendStatus('loading', 'Scanning the workspace for profiles…');
+  settings = await readSettings();
+  const scan = await scanWorkspace(roots, settings.profileGlobs);
+  if (scan.truncated) connection.console.warn(`Workspace has more than ${scan.files.length} files; profile paths are matched against the first ${scan.files.length} only.`);
+  isProfile = profileMatcher(roots, settings.profileGlobs);
+  await watchProfiles(settings.profileGlobs);
+  store = new ProfileStore(new PathResolver(roots, scan.files, expandMappings(settings.pathMappings)), curveOptions());
+  problemsByProfile = new Map();
+  for (const file of scan.profiles) await loadOne(file);
+  sendStatus('loaded');
+}
+
+/** The client's file watcher follows the configured globs; the server decides what they mean. */
+async function watchProfiles(globs: string[]): Promise<void> {
+  if (!supportsWatcherRegistration) return;
+  watcherRegistration?.dispose();
+  watcherRegistration = await connection.client.register(DidChangeWatchedFilesNotification.type, {
+    watchers: globs.map((globPattern) => ({ globPattern })),
+  });
+}
+
+function scheduleReload(file: string, deleted: boolean): void {
+  clearTimeout(reloadTimers.get(file));
+  sendStatus('stale', `${path.basename(file)} changed; reloading…`);
+  // COZ appends an experiment every ~0.5 s: coalesce bursts of writes into one reload.
+  reloadTimers.set(
+    file,
+    setTimeout(async () => {
+      reloadTimers.delete(file);
+      if (deleted) {
+        store.remove(file);
+        problemsByProfile.delete(file);
+        void connection.sendDiagnostics({ uri: toUri(file), diagnostics: [] });
+      } else {
+        await loadOne(file);
+      }
+      sendStatus('loaded');
+    }, 300),
+  );
+}
+
+connection.onInitialize((params): InitializeResult => {
+  roots = (params.workspaceFolders ?? []).map((f) => toPath(f.uri)).filter((p): p is string => p !== undefined);
+  if (roots.length === 0 && params.rootUri) {
+    const root = toPath(params.rootUri);
+    if (root) roots = [root];
+  }
+  supportsLensRefresh = params.capabilities.workspace?.codeLens?.refreshSupport === true;
+  supportsWatcherRegistration = params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
+  return {
+    capabilities: { codeLensProvider: { resolveProvider: false }, hoverProvider: true },
+    serverInfo: { name: 'causal-lens-server', version: '0.1.0' },
+  };
+});
+
+connection.onInitialized(() => {
+  void reloadWorkspace();
+});
+
+connection.onDidChangeConfiguration(() => {
+  void reloadWorkspace();
+});
+
+connection.onDidChangeWatchedFiles((params: DidChangeWatchedFilesParams) => {
+  for (const change of params.changes) {
+    const file = toPath(change.uri);
+    if (file && isProfile(file)) scheduleReload(file, change.type === FileChangeType.Deleted);
+  }
+});
+
+connection.onCodeLens((params): CodeLens[] => {
+  const file = toPath(params.textDocument.uri);
+  const lines = file ? store.linesOf(file) : undefined;
+  if (!lines) return [];
+  const lenses: CodeLens[] = [];
+  for (const facts of lines.values()) {
+    const lead = leadingCurve(facts);
+    if (!lead) continue;
+    const line = facts.line - 1;
+    lenses.push({
+      range: { start: { line, character: 0 }, end: { line, character: 0 } },
+      // An empty command id renders the lens as a label; the run action joins it later.
+      command: { title: lensTitle(lead.curve), command: '' },
+    });
+  }
+  return lenses;
+});
+
+connection.onHover((params) => {
+  const file = toPath(params.textDocument.uri);
+  const facts = file ? store.linesOf(file)?.get(params.position.line + 1) : undefined;
+  const markdown = facts ? hoverMarkdown(facts) : undefined;
+  return markdown ? { contents: { kind: 'markdown', value: markdown } } : null;
+});
+
+handle(ext.fileHeat, (params) => {
+  const file = toPath(params.uri);
+  const lines = file ? store.linesOf(file) : undefined;
+  return { lines: lines ? fileHeat(lines.values(), settings.highlights.minShare) : [] };
+});
+
+handle0(ext.ranking, () => {
+  const ranked = store.ranking();
+  const names = shortNames(ranked.map((r) => r.curve.selected));
+  return {
+    lines: ranked.map(({ curve, profile, resolution, line }): ext.RankedLine => {
+      const file = resolution && 'file' in resolution ? resolution.file : undefined;
+      return {
+        location: curve.selected,
+        progressPoint: curve.progressPoint,
+        uri: file ? toUri(file) : undefined,
+        line: file && line !== undefined && line > 0 ? line - 1 : undefined,
+        label: names.get(curve.selected)!,
+        impact: curve.impact,
+        impactLow: curve.impactLow,
+        impactHigh: curve.impactHigh,
+        maxSpeedup: curve.maxSpeedup,
+        insufficient: curve.status.kind === 'insufficient' ? curve.status.reason : undefined,
+        unresolved: resolution && !('file' in resolution) ? resolution.reason : undefined,
+        profile,
+      };
+    }),
+  };
+});
+
+handle(ext.loadProfile, async (params) => {
+  const result = await loadOne(params.path);
+  sendStatus('loaded');
+  return result;
+});
+
+handle0(ext.clearProfiles, () => {
+  for (const { profile } of store.profiles()) void connection.sendDiagnostics({ uri: toUri(profile.source), diagnostics: [] });
+  store.clear();
+  problemsByProfile = new Map();
+  sendStatus('idle', 'Profiles cleared; they load again when they change or on reload');
+});
+
+handle(ext.hotLine, (params) => {
+  const file = toPath(params.uri);
+  const hot = store.hotLines().filter((f) => f.share >= settings.highlights.minShare || f.curves.length > 0);
+  if (hot.length === 0) return null;
+  const cursor = { file: file ?? '', line: params.line + 1 };
+  const after = (f: { file: string; line: number }) => f.file > cursor.file || (f.file === cursor.file && f.line > cursor.line);
+  const before = (f: { file: string; line: number }) => f.file < cursor.file || (f.file === cursor.file && f.line < cursor.line);
+  const target =
+    params.direction === 'next'
+      ? hot.find(after) ?? hot[0]
+      : [...hot].reverse().find(before) ?? hot[hot.length - 1];
+  return { uri: toUri(target.file), line: target.line - 1 };
+});
+
+connection.listen();
