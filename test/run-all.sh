@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 mkdir -p test-results
 
 bash scripts/setup-tools.sh || { echo "setup-tools failed"; exit 1; }
+. scripts/tools-env.sh
 if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then
   npm ci --no-audit --no-fund || { echo "npm ci failed"; exit 1; }
 fi

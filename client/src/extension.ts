@@ -4,7 +4,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LanguageClient, LanguageClientOptions, ServerOptions, TransportKind } from 'vscode-languageclient/node';
-import { LineHeat, status } from '../../server/src/protocol/lspExt';
+import { LineHeat, StatusParams, status } from '../../server/src/protocol/lspExt';
 import { registerCommands } from './commands';
 import { affectsHighlights } from './config';
 import { HeatDecorations } from './decorations';
@@ -16,6 +16,8 @@ export interface CausalLensApi {
   /** Resolves once the server has loaded the workspace's profiles the first time. */
   readonly ready: Promise<void>;
   appliedHeat(uri: vscode.Uri): LineHeat[];
+  /** The server's latest status notification. */
+  lastStatus(): StatusParams | undefined;
   /** Milliseconds from the first line of the bundle being evaluated to activate() returning. */
   readonly activationMs: number;
 }
@@ -44,6 +46,7 @@ export function activate(context: vscode.ExtensionContext): CausalLensApi {
   const decorations = new HeatDecorations(languageClient);
   const tree = new RankingTree(languageClient);
   const statusItem = new StatusItem();
+  let latestStatus: StatusParams | undefined;
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
 
@@ -57,6 +60,7 @@ export function activate(context: vscode.ExtensionContext): CausalLensApi {
       if (affectsHighlights(event)) void decorations.refresh();
     }),
     languageClient.onNotification(status, (params) => {
+      latestStatus = params;
       statusItem.show(params);
       tree.refresh();
       void decorations.refresh().then(() => {
@@ -69,7 +73,12 @@ export function activate(context: vscode.ExtensionContext): CausalLensApi {
   });
 
   const loadStart = typeof __causalLensLoadStart === 'number' ? __causalLensLoadStart : activateStart;
-  return { ready, appliedHeat: (uri) => decorations.appliedTo(uri.toString()), activationMs: performance.now() - loadStart };
+  return {
+    ready,
+    appliedHeat: (uri) => decorations.appliedTo(uri.toString()),
+    lastStatus: () => latestStatus,
+    activationMs: performance.now() - loadStart,
+  };
 }
 
 export function deactivate(): Promise<void> | undefined {
