@@ -1,8 +1,8 @@
 // Palette commands (category "Causal Lens"). Each asks the server and shows the answer.
 
 import * as vscode from 'vscode';
-import { LanguageClient } from 'vscode-languageclient/node';
 import * as ext from '../../server/src/protocol/lspExt';
+import { ServerConnection } from './serverConnection';
 import { highlightsEnabled, setHighlightsEnabled } from './config';
 
 async function revealLine(uri: string | vscode.Uri, line: number): Promise<void> {
@@ -13,14 +13,14 @@ async function revealLine(uri: string | vscode.Uri, line: number): Promise<void>
   editor.revealRange(new vscode.Range(position, position), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
 }
 
-async function loadProfile(client: LanguageClient): Promise<void> {
+async function loadProfile(server: ServerConnection): Promise<void> {
   const picked = await vscode.window.showOpenDialog({
     canSelectMany: true,
     openLabel: 'Load Profile',
     filters: { 'Causal profiles': ['coz', 'jsonl'], 'All files': ['*'] },
   });
   for (const uri of picked ?? []) {
-    const result = await client.sendRequest(ext.loadProfile, { path: uri.fsPath });
+    const result = await server.request(ext.loadProfile, { path: uri.fsPath });
     void vscode.window.showInformationMessage(
       `Causal Lens: ${vscode.workspace.asRelativePath(uri)}: ${result.experiments} experiments, ${result.lines} lines` +
         (result.problems > 0 ? `, ${result.problems} problems (see Output)` : ''),
@@ -28,9 +28,9 @@ async function loadProfile(client: LanguageClient): Promise<void> {
   }
 }
 
-async function jumpToHotLine(client: LanguageClient, direction: 'next' | 'previous'): Promise<void> {
+async function jumpToHotLine(server: ServerConnection, direction: 'next' | 'previous'): Promise<void> {
   const editor = vscode.window.activeTextEditor;
-  const target = await client.sendRequest(ext.hotLine, {
+  const target = await server.request(ext.hotLine, {
     uri: editor?.document.uri.toString() ?? '',
     line: editor?.selection.active.line ?? -1,
     direction,
@@ -39,14 +39,14 @@ async function jumpToHotLine(client: LanguageClient, direction: 'next' | 'previo
   else void vscode.window.showInformationMessage('Causal Lens: no hot lines in the loaded profiles.');
 }
 
-export function registerCommands(client: LanguageClient): vscode.Disposable[] {
+export function registerCommands(server: ServerConnection): vscode.Disposable[] {
   return [
-    vscode.commands.registerCommand('causalLens.loadProfile', () => loadProfile(client)),
-    vscode.commands.registerCommand('causalLens.clearProfiles', () => client.sendRequest(ext.clearProfiles)),
+    vscode.commands.registerCommand('causalLens.loadProfile', () => loadProfile(server)),
+    vscode.commands.registerCommand('causalLens.clearProfiles', () => server.request(ext.clearProfiles, undefined)),
     vscode.commands.registerCommand('causalLens.toggleHighlights', () => setHighlightsEnabled(!highlightsEnabled())),
-    vscode.commands.registerCommand('causalLens.nextHotLine', () => jumpToHotLine(client, 'next')),
-    vscode.commands.registerCommand('causalLens.previousHotLine', () => jumpToHotLine(client, 'previous')),
-    vscode.commands.registerCommand('causalLens.showOutput', () => client.outputChannel.show(true)),
+    vscode.commands.registerCommand('causalLens.nextHotLine', () => jumpToHotLine(server, 'next')),
+    vscode.commands.registerCommand('causalLens.previousHotLine', () => jumpToHotLine(server, 'previous')),
+    vscode.commands.registerCommand('causalLens.showOutput', () => server.showOutput()),
     vscode.commands.registerCommand('causalLens.revealLine', revealLine),
   ];
 }

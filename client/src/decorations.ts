@@ -2,9 +2,9 @@
 // the one-line causal claim after the line. Colors come from contributes.colors.
 
 import * as vscode from 'vscode';
-import { LanguageClient } from 'vscode-languageclient/node';
 import { LineHeat, fileHeat } from '../../server/src/protocol/lspExt';
 import { highlightsEnabled } from './config';
+import { ServerConnection } from './serverConnection';
 
 interface Shade {
   minHeat: number;
@@ -35,7 +35,7 @@ export class HeatDecorations implements vscode.Disposable {
   private readonly applied = new Map<string, LineHeat[]>();
   private generation = 0;
 
-  constructor(private readonly client: LanguageClient) {}
+  constructor(private readonly server: ServerConnection) {}
 
   /** What was last drawn in the editor showing `uri`; the extension's test API reads it. */
   appliedTo(uri: string): LineHeat[] {
@@ -53,7 +53,7 @@ export class HeatDecorations implements vscode.Disposable {
     let lines: LineHeat[] = [];
     if (highlightsEnabled()) {
       try {
-        lines = (await this.client.sendRequest(fileHeat, { uri })).lines;
+        lines = (await this.server.request(fileHeat, { uri })).lines;
       } catch {
         return; // the server is restarting; the next status notification redraws
       }

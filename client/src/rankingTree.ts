@@ -1,8 +1,8 @@
 // The "Lines by Impact" tree: the server's ranking, one row per (line, progress point).
 
 import * as vscode from 'vscode';
-import { LanguageClient } from 'vscode-languageclient/node';
 import { RankedLine, ranking } from '../../server/src/protocol/lspExt';
+import { ServerConnection } from './serverConnection';
 
 function percent(fraction: number): string {
   return `${fraction >= 0 ? '+' : ''}${(fraction * 100).toFixed(1)}%`;
@@ -12,15 +12,15 @@ export class RankingTree implements vscode.TreeDataProvider<RankedLine> {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeTreeData = this.changed.event;
 
-  constructor(private readonly client: LanguageClient) {}
+  constructor(private readonly server: ServerConnection) {}
 
   refresh(): void {
     this.changed.fire();
   }
 
   async getChildren(element?: RankedLine): Promise<RankedLine[]> {
-    if (element || !this.client.isRunning()) return [];
-    return (await this.client.sendRequest(ranking)).lines;
+    if (element) return [];
+    return (await this.server.request(ranking, undefined)).lines;
   }
 
   getTreeItem(entry: RankedLine): vscode.TreeItem {

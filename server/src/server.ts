@@ -12,10 +12,11 @@ import {
   Disposable,
   FileChangeType,
   InitializeResult,
+  MessageType,
   ProposedFeatures,
+  ShowMessageNotification,
   createConnection,
 } from 'vscode-languageserver/node';
-import { RequestType, RequestType0 } from 'vscode-languageserver-protocol';
 import { CurveOptions, DEFAULT_CURVE_OPTIONS } from './causal/curves';
 import { shortNames } from './causal/names';
 import { Profile } from './model/profile';
@@ -24,7 +25,6 @@ import { PathMapping, PathResolver } from './workspace/pathResolver';
 import { ProfileStore } from './workspace/profileStore';
 import { profileMatcher, scanWorkspace } from './workspace/scan';
 import { fileHeat, hoverMarkdown, leadingCurve, lensTitle } from './lsp/views';
-import { describeSkips } from './import/skipReport';
 
 interface Settings {
   profileGlobs: string[];
@@ -42,16 +42,8 @@ const DEFAULT_SETTINGS: Settings = {
 
 const connection = createConnection(ProposedFeatures.all);
 
-/**
- * vscode-languageserver pins an older protocol package than the client, so the shared
- * RequestType objects are registered here by their method name, keeping their types.
- */
-function handle<P, R>(type: RequestType<P, R, void>, handler: (params: P) => R | Promise<R>): void {
+function handle<P, R>(type: ext.Request<P, R>, handler: (params: P) => R | Promise<R>): void {
   connection.onRequest(type.method, (params: P) => handler(params) as unknown);
-}
-
-function handle0<R>(type: RequestType0<R, void>, handler: () => R | Promise<R>): void {
-  connection.onRequest(type.method, () => handler() as unknown);
 }
 let roots: string[] = [];
 let settings = DEFAULT_SETTINGS;
@@ -114,6 +106,11 @@ function sendStatus(state: ext.StatusParams['state'], detail?: string): void {
   if (supportsLensRefresh) void connection.sendRequest('workspace/codeLens/refresh');
 }
 
+/** A notification, not a request: nothing waits for the user to dismiss it. */
+function notify(type: MessageType, message: string): void {
+  void connection.sendNotification(ShowMessageNotification.type, { type, message });
+}
+
 /** Problems go three ways: Diagnostics on the profile file, the output channel, one notification. */
 function reportProblems(profile: Profile): void {
   const diagnostics: Diagnostic[] = profile.problems.map((p) => ({
@@ -125,11 +122,10 @@ function reportProblems(profile: Profile): void {
   void connection.sendDiagnostics({ uri: toUri(profile.source), diagnostics });
   problemsByProfile.set(profile.source, profile.problems.length);
   for (const p of profile.problems) connection.console.warn(`${p.file}:${p.line}: ${p.severity}: ${p.message}`);
-  const skips = describeSkips(profile.skipped);
-  if (skips) connection.console.info(`${profile.source}: skipped ${skips}`);
   if (profile.problems.length > 0) {
     const first = profile.problems[0];
-    void connection.window.showWarningMessage(
+    notify(
+      MessageType.Warning,
       `Causal Lens: ${path.basename(profile.source)} was read with ${profile.problems.length} problem${profile.problems.length === 1 ? '' : 's'}` +
         ` (first at line ${first.line}: ${first.message}). What could be read is shown; details in the Output and Problems views.`,
     );
@@ -147,7 +143,7 @@ async function loadOne(file: string): Promise<ext.LoadProfileResult> {
     connection.console.error(message);
     store.remove(file);
     problemsByProfile.set(file, 1);
-    void connection.window.showErrorMessage(`Causal Lens: ${message}`);
+    notify(MessageType.Error, `Causal Lens: ${message}`);
     return { experiments: 0, lines: 0, problems: 1 };
   }
 }
@@ -254,7 +250,7 @@ handle(ext.fileHeat, (params) => {
   return { lines: lines ? fileHeat(lines.values(), settings.highlights.minShare) : [] };
 });
 
-handle0(ext.ranking, () => {
+handle(ext.ranking, () => {
   const ranked = store.ranking();
   const names = shortNames(ranked.map((r) => r.curve.selected));
   return {
@@ -284,7 +280,7 @@ handle(ext.loadProfile, async (params) => {
   return result;
 });
 
-handle0(ext.clearProfiles, () => {
+handle(ext.clearProfiles, () => {
   for (const { profile } of store.profiles()) void connection.sendDiagnostics({ uri: toUri(profile.source), diagnostics: [] });
   store.clear();
   problemsByProfile = new Map();

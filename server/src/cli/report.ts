@@ -5,7 +5,6 @@ import { claimText, impactText } from '../causal/claims';
 import { CausalCurve, DEFAULT_CURVE_OPTIONS, compareCurves, computeCurves } from '../causal/curves';
 import { shortNames } from '../causal/names';
 import { readProfileFile } from '../import';
-import { describeSkips } from '../import/skipReport';
 import { Profile } from '../model/profile';
 import { UsageError, parseFlags } from './flags';
 
@@ -88,8 +87,6 @@ export async function runReport(args: string[], out: (text: string) => void, err
       err(`${problem.file}:${problem.line}: ${problem.severity}: ${problem.message}\n`);
       if (problem.severity === 'error') failed = true;
     }
-    const skips = describeSkips(profile.skipped);
-    if (skips) err(`${profile.source}: skipped ${skips}\n`);
     for (const curve of computeCurves(profile, options)) {
       if (curve.status.kind === 'curve') entries.push({ profile: profile.source, curve });
     }

@@ -1,8 +1,31 @@
 // Every custom LSP request and notification of Causal Lens, declared once and
 // imported by both the client (client/src) and the server (server/src/server.ts).
 // Like rust-analyzer's lsp_ext.ts: the wire contract lives in one file.
+//
+// Declared as typed method names rather than vscode-jsonrpc RequestType objects: the two
+// sides pin different jsonrpc versions, and the client must not load the protocol
+// library before the server is needed (activation time).
 
-import { NotificationType, RequestType, RequestType0 } from 'vscode-languageserver-protocol';
+/** A request: its method name, with its parameter and result types attached. */
+export interface Request<P, R> {
+  readonly method: string;
+  /** Never set; carries the types. */
+  readonly types?: (params: P) => R;
+}
+
+/** A notification: its method name, with its parameter type attached. */
+export interface Notification<P> {
+  readonly method: string;
+  readonly types?: (params: P) => void;
+}
+
+function request<P, R>(method: string): Request<P, R> {
+  return { method };
+}
+
+function notification<P>(method: string): Notification<P> {
+  return { method };
+}
 
 /** One highlighted line of a source file. */
 export interface LineHeat {
@@ -27,7 +50,7 @@ export interface FileHeatResult {
 }
 
 /** Heat and annotations for one open document; the client draws them as decorations. */
-export const fileHeat = new RequestType<FileHeatParams, FileHeatResult, void>('causalLens/fileHeat');
+export const fileHeat = request<FileHeatParams, FileHeatResult>('causalLens/fileHeat');
 
 /** One ranked (line, progress point) entry, the tree view's row. */
 export interface RankedLine {
@@ -56,7 +79,7 @@ export interface RankingResult {
 }
 
 /** All lines with causal data, ranked by impact (curves first, then lines still collecting). */
-export const ranking = new RequestType0<RankingResult, void>('causalLens/ranking');
+export const ranking = request<void, RankingResult>('causalLens/ranking');
 
 export interface LoadProfileParams {
   /** Absolute file system path. */
@@ -70,10 +93,10 @@ export interface LoadProfileResult {
 }
 
 /** Loads (or reloads) one profile file chosen by the user. */
-export const loadProfile = new RequestType<LoadProfileParams, LoadProfileResult, void>('causalLens/loadProfile');
+export const loadProfile = request<LoadProfileParams, LoadProfileResult>('causalLens/loadProfile');
 
 /** Forgets every loaded profile until the next file change or reload. */
-export const clearProfiles = new RequestType0<void, void>('causalLens/clearProfiles');
+export const clearProfiles = request<void, void>('causalLens/clearProfiles');
 
 export interface HotLineParams {
   uri: string;
@@ -88,7 +111,7 @@ export interface HotLineResult {
 }
 
 /** The next or previous hot line, by position across files ordered by impact then share. */
-export const hotLine = new RequestType<HotLineParams, HotLineResult | null, void>('causalLens/hotLine');
+export const hotLine = request<HotLineParams, HotLineResult | null>('causalLens/hotLine');
 
 export interface StatusParams {
   state: 'idle' | 'loading' | 'loaded' | 'stale' | 'error';
@@ -101,4 +124,4 @@ export interface StatusParams {
 }
 
 /** Sent by the server whenever the set of loaded profiles changes. */
-export const status = new NotificationType<StatusParams>('causalLens/status');
+export const status = notification<StatusParams>('causalLens/status');
