@@ -32,6 +32,13 @@ export interface LineDecoration {
   afterTexts: string[];
 }
 
+/** A CodeLens and the line it belongs to. */
+export interface LensLine {
+  /** 1-based line number. */
+  line: number;
+  text: string;
+}
+
 export class Workbench {
   private constructor(
     readonly page: Page,
@@ -90,7 +97,8 @@ export class Workbench {
   async waitForLens(text: string | RegExp): Promise<string> {
     const lens = this.lenses.filter({ hasText: text }).first();
     try {
-      await lens.waitFor({ timeout: LENS_TIMEOUT_MS });
+      // Attached, not visible: a lens below the fold is rendered but hidden until scrolled to.
+      await lens.waitFor({ state: 'attached', timeout: LENS_TIMEOUT_MS });
     } catch (error) {
       const shown = await this.lensTexts();
       throw new Error(`no CodeLens matching ${String(text)} within ${LENS_TIMEOUT_MS / 1000} s; lenses shown: ${JSON.stringify(shown)}`, { cause: error });
@@ -102,6 +110,31 @@ export class Workbench {
   async lensTexts(): Promise<string[]> {
     const texts = await this.lenses.allInnerTexts();
     return texts.map((text) => text.trim()).filter((text) => text !== '|');
+  }
+
+  /** The CodeLenses of the active editor with the 1-based line each stands above. */
+  lensLines(): Promise<LensLine[]> {
+    return this.activeEditor.evaluate(collectLensLines);
+  }
+
+  /** Moves the cursor of the active editor to a 1-based line with Go to Line (Ctrl+G), scrolling it into view. */
+  async goToLine(line: number): Promise<void> {
+    await this.page.keyboard.press('Control+G');
+    const input = this.page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    await input.fill(`:${line}`);
+    await this.page.keyboard.press('Enter');
+    await input.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+  }
+
+  /** Runs a command from the palette by its full title, e.g. `Causal Lens: Next Hot Line`. */
+  async runCommand(title: string): Promise<void> {
+    await this.page.keyboard.press('F1');
+    const input = this.page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    await input.fill(`>${title}`);
+    await this.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: UI_TIMEOUT_MS });
+    await this.page.keyboard.press('Enter');
   }
 
   /** The visible lines of the active editor that carry an extension decoration, by line number. */
@@ -180,4 +213,27 @@ function collectLineDecorations(editor: PageElement): LineDecoration[] {
   return [...linesByTop.values()]
     .filter((line) => line.backgrounds.length > 0 || line.afterTexts.length > 0)
     .sort((a, b) => a.line - b.line);
+}
+
+/**
+ * Runs in the page, on a `.monaco-editor`. A lens is a content widget in a view zone right
+ * above its line, in the same coordinates as the line rows: its line is the first row below it.
+ */
+function collectLensLines(editor: PageElement): LensLine[] {
+  const px = (value: string) => Number.parseFloat(value);
+  const rows = [...editor.querySelectorAll('.margin-view-overlays .line-numbers')]
+    .map((n) => ({ line: Number(n.textContent), top: px(n.parentElement?.style.top ?? 'NaN') }))
+    .filter((r) => Number.isFinite(r.top))
+    .sort((a, b) => a.top - b.top);
+  const lenses: LensLine[] = [];
+  for (const widget of editor.querySelectorAll('.contentWidgets .codelens-decoration')) {
+    const top = px(widget.style.top);
+    const row = rows.find((r) => r.top > top);
+    const text = [...widget.querySelectorAll(':scope > a, :scope > span')]
+      .map((part) => (part.textContent ?? '').trim())
+      .filter((part) => part !== '' && part !== '|')
+      .join(' | ');
+    if (row && text) lenses.push({ line: row.line, text });
+  }
+  return lenses.sort((a, b) => a.line - b.line);
 }

@@ -141,7 +141,7 @@ export function impactOf(xs: readonly number[], ys: readonly number[]): number {
   return best;
 }
 
-function percentile(sorted: readonly number[], q: number): number {
+function percentile(sorted: ArrayLike<number>, q: number): number {
   const pos = q * (sorted.length - 1);
   const lo = Math.floor(pos);
   const hi = Math.ceil(pos);
@@ -229,34 +229,37 @@ function computeSeriesCurve(series: Series, options: CurveOptions): CausalCurve 
 
   if (baselineUsable && points.length > 0 && options.resamples > 0) {
     const random = mulberry32(seedFromString(series.selected + '\u0000' + series.point));
-    const draws: number[][] = points.map(() => []);
-    const impactDraws: number[] = [];
-    const drawn = new Array<number>(points.length);
+    // Typed arrays: their numeric sort is several times faster than sorting with a comparator.
+    const draws = points.map(() => new Float64Array(options.resamples));
+    const drawCounts = new Array<number>(points.length).fill(0);
+    const impactDraws = new Float64Array(options.resamples);
+    const curveXs: number[] = [];
+    const curveYs: number[] = [];
     for (let b = 0; b < options.resamples; b++) {
       const baseDraw = resampledPeriod(baseline!, random);
-      const curveXs: number[] = [];
-      const curveYs: number[] = [];
+      curveXs.length = 0;
+      curveYs.length = 0;
       for (let i = 0; i < used.length; i++) {
         // The baseline bucket is itself a point (y = 0 at x = 0): it shares the baseline draw.
         const valueDraw = used[i] === baseline ? baseDraw : resampledPeriod(used[i], random);
-        drawn[i] = programSpeedup(baseDraw, valueDraw);
-        if (Number.isFinite(drawn[i])) {
-          draws[i].push(drawn[i]);
+        const y = programSpeedup(baseDraw, valueDraw);
+        if (Number.isFinite(y)) {
+          draws[i][drawCounts[i]++] = y;
           curveXs.push(xs[i]);
-          curveYs.push(drawn[i]);
+          curveYs.push(y);
         }
       }
-      impactDraws.push(impactOf(curveXs, curveYs));
+      impactDraws[b] = impactOf(curveXs, curveYs);
     }
     const baselineExperiments = baseline!.visits.length;
     points.forEach((point, i) => {
       const enoughExperiments = point.experiments >= 2 && baselineExperiments >= 2;
-      if (!enoughExperiments || draws[i].length < 2) return;
-      const sorted = draws[i].sort((a, b) => a - b);
+      if (!enoughExperiments || drawCounts[i] < 2) return;
+      const sorted = draws[i].subarray(0, drawCounts[i]).sort();
       point.low = Math.min(point.programSpeedup, percentile(sorted, 0.025));
       point.high = Math.max(point.programSpeedup, percentile(sorted, 0.975));
     });
-    impactDraws.sort((a, b) => a - b);
+    impactDraws.sort();
     impactLow = Math.min(impact, percentile(impactDraws, 0.025));
     impactHigh = Math.max(impact, percentile(impactDraws, 0.975));
   }
