@@ -1,0 +1,104 @@
+// The causal-lens command as a user runs it (bin/causal-lens.js → dist/cli.js): output shape,
+// exit codes, and one-line errors without stack traces.
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { DEFAULT_CURVE_OPTIONS, computeCurves } from '../../server/src/causal/curves';
+import { parseProfileText } from '../../server/src/import';
+
+const REPO = path.join(__dirname, '../../..');
+const UPSTREAM = path.join(REPO, 'test/fixtures/coz-upstream');
+const FIXTURES = path.join(REPO, 'test/fixtures/coz');
+
+function run(...args: string[]) {
+  const result = spawnSync(process.execPath, [path.join(REPO, 'bin/causal-lens.js'), ...args], { encoding: 'utf8' });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+interface JsonEntry {
+  location: string;
+  file: string | null;
+  line: number | null;
+  progressPoint: string;
+  maxSpeedup: number;
+  impact: number;
+  points: { lineSpeedup: number; programSpeedup: number; low: number | null; high: number | null; experiments: number }[];
+}
+
+test('report --json on the seven upstream profiles: one entry per (line, point) with enough points, as computed by the server code', () => {
+  const files = fs.readdirSync(UPSTREAM).filter((f) => f.endsWith('.coz')).map((f) => path.join(UPSTREAM, f));
+  const { code, stdout } = run('report', '--json', ...files);
+  assert.equal(code, 0);
+  const report = JSON.parse(stdout) as { causal: JsonEntry[]; profiles: { file: string; experiments: number }[] };
+  assert.equal(report.profiles.length, 7);
+  const expected = files.flatMap((file) =>
+    computeCurves(parseProfileText(fs.readFileSync(file, 'utf8'), file), DEFAULT_CURVE_OPTIONS).filter((c) => c.status.kind === 'curve'),
+  );
+  assert.equal(report.causal.length, expected.length);
+  assert.ok(report.causal.length > 10);
+  for (let i = 1; i < report.causal.length; i++) assert.ok(report.causal[i - 1].impact >= report.causal[i].impact, 'ranked by impact');
+  for (const entry of report.causal) {
+    const curve = expected.find((c) => c.selected === entry.location && c.progressPoint === entry.progressPoint)!;
+    assert.ok(curve, entry.location);
+    assert.equal(entry.impact, curve.impact);
+    assert.equal(entry.maxSpeedup, curve.maxSpeedup);
+    assert.deepEqual(entry.points.map((p) => p.programSpeedup), curve.points.map((p) => p.programSpeedup));
+    assert.ok(entry.points.length >= 10);
+    assert.ok(entry.points.every((p) => p.lineSpeedup >= 0 && p.lineSpeedup <= 1), 'fractions, not percent');
+    if (entry.file !== null) assert.equal(`${entry.file}:${entry.line}`, entry.location);
+  }
+});
+
+test('report --min-points lowers the bar, as COZ’s slider does', () => {
+  const file = path.join(UPSTREAM, 'memcached.coz');
+  const strict = JSON.parse(run('report', '--json', file).stdout).causal.length;
+  const loose = JSON.parse(run('report', '--json', '--min-points', '1', file).stdout).causal.length;
+  assert.equal(strict, 0);
+  assert.equal(loose, 1);
+});
+
+test('the text report names lines by their shortest unique suffix', () => {
+  const { code, stdout } = run('report', path.join(FIXTURES, 'coz-toy-2runs-15000iters.coz'));
+  assert.equal(code, 0);
+  const lines = stdout.trim().split('\n');
+  assert.match(lines[0], /^location\s+progress point\s+impact \[95%\]\s+points\s+best supported claim$/);
+  assert.equal(lines.length, 3);
+  assert.match(lines[1], /^prog\.c:(15|30)\s+prog\.c:45\s+impact \d\.\d{3} \[/);
+});
+
+test('a missing file: exit 1 and one line naming it, no stack trace', () => {
+  const { code, stdout, stderr } = run('report', '--json', '/nonexistent/profile.coz');
+  assert.equal(code, 1);
+  assert.equal(stderr.trim().split('\n').length, 1);
+  assert.match(stderr, /\/nonexistent\/profile\.coz/);
+  assert.doesNotMatch(stderr, /\n\s+at /);
+  assert.deepEqual(JSON.parse(stdout).causal, []);
+});
+
+test('an invalid profile: exit 1, the problem with file and line, and what could be read is still printed', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-cli-'));
+  const broken = path.join(dir, 'broken.coz');
+  const text = fs.readFileSync(path.join(FIXTURES, 'coz-toy-2runs-15000iters.coz'), 'utf8').split('\n');
+  text.splice(2, 0, 'experiment\tselected=/x.c:1\tspeedup=fast\tduration=1');
+  fs.writeFileSync(broken, text.join('\n'));
+  try {
+    const { code, stdout, stderr } = run('report', '--json', broken);
+    assert.equal(code, 1);
+    assert.match(stderr, new RegExp(`${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:3: error: `));
+    assert.equal(JSON.parse(stdout).causal.length, 2);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('usage errors exit 2 with the usage text', () => {
+  for (const args of [['report'], ['report', '--min-points', 'x', 'a.coz'], ['report', '--bogus', 'a.coz'], ['frobnicate']]) {
+    const { code, stderr } = run(...args);
+    assert.equal(code, 2, args.join(' '));
+    assert.match(stderr, /usage: causal-lens/);
+  }
+});
