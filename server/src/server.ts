@@ -15,6 +15,7 @@ import {
   MessageType,
   ProposedFeatures,
   ShowMessageNotification,
+  WatchKind,
   createConnection,
 } from 'vscode-languageserver/node';
 import { CurveOptions, DEFAULT_CURVE_OPTIONS } from './causal/curves';
@@ -166,7 +167,8 @@ async function watchProfiles(globs: string[]): Promise<void> {
   if (!supportsWatcherRegistration) return;
   watcherRegistration?.dispose();
   watcherRegistration = await connection.client.register(DidChangeWatchedFilesNotification.type, {
-    watchers: globs.map((globPattern) => ({ globPattern })),
+    // Deleting a folder reports only the folder: watch every deletion to unload what it held.
+    watchers: [...globs.map((globPattern) => ({ globPattern })), { globPattern: '**/*', kind: WatchKind.Delete }],
   });
 }
 
@@ -208,14 +210,30 @@ connection.onInitialized(() => {
   void reloadWorkspace();
 });
 
-connection.onDidChangeConfiguration(() => {
-  void reloadWorkspace();
+/** Only what changed is redone: new globs or mappings rescan, new minPoints recompute, the rest redraws. */
+connection.onDidChangeConfiguration(async () => {
+  const previous = settings;
+  const next = await readSettings();
+  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+  if (!same(previous.profileGlobs, next.profileGlobs) || !same(previous.pathMappings, next.pathMappings)) {
+    await reloadWorkspace();
+    return;
+  }
+  settings = next;
+  if (previous.minPoints !== next.minPoints) store.setOptions(curveOptions());
+  sendStatus('loaded');
 });
 
 connection.onDidChangeWatchedFiles((params: DidChangeWatchedFilesParams) => {
   for (const change of params.changes) {
     const file = toPath(change.uri);
-    if (file && isProfile(file)) scheduleReload(file, change.type === FileChangeType.Deleted);
+    if (!file) continue;
+    if (isProfile(file)) scheduleReload(file, change.type === FileChangeType.Deleted);
+    else if (change.type === FileChangeType.Deleted) {
+      for (const { profile } of store.profiles()) {
+        if (profile.source.startsWith(file + path.sep)) scheduleReload(profile.source, true);
+      }
+    }
   }
 });
 

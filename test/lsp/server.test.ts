@@ -12,6 +12,7 @@ import { pathToFileURL } from 'node:url';
 import {
   CodeLens,
   ConfigurationRequest,
+  DidChangeConfigurationNotification,
   DidChangeWatchedFilesNotification,
   FileChangeType,
   Hover,
@@ -39,6 +40,7 @@ let profilePath: string;
 const statuses: ext.StatusParams[] = [];
 const diagnostics = new Map<string, PublishDiagnosticsParams>();
 const messages: string[] = [];
+const settings = { minPoints: 10 };
 
 function nextStatus(predicate: (s: ext.StatusParams) => boolean, timeoutMs = 20_000): Promise<ext.StatusParams> {
   const seen = statuses.length;
@@ -66,7 +68,7 @@ before(async () => {
 
   server = spawn(process.execPath, [path.join(REPO, 'dist/server.js'), '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
   connection = createProtocolConnection(new StreamMessageReader(server.stdout!), new StreamMessageWriter(server.stdin!));
-  connection.onRequest(ConfigurationRequest.type, (params) => params.items.map(() => ({ minPoints: 10 })));
+  connection.onRequest(ConfigurationRequest.type, (params) => params.items.map(() => settings));
   connection.onRequest(RegistrationRequest.type, () => undefined);
   connection.onRequest('workspace/codeLens/refresh', () => undefined);
   connection.onNotification(ext.status.method, (s: ext.StatusParams) => {
@@ -153,6 +155,19 @@ test('next and previous hot line walk the hot lines and wrap around', async () =
   assert.equal(back.line, first.line);
   const wrapped = (await connection.sendRequest(ext.hotLine.method, { uri: sourceUri, line: first.line, direction: 'previous' })) as ext.HotLineResult;
   assert.ok(wrapped.line >= second.line);
+});
+
+test('a new minPoints setting recomputes the curves without rereading', async () => {
+  const strict = nextStatus((s) => s.state === 'loaded');
+  settings.minPoints = 22; // more than COZ's 21 possible speedups: no line qualifies
+  await connection.sendNotification(DidChangeConfigurationNotification.type, { settings: null });
+  assert.equal((await strict).curves, 0);
+  const lenses = (await connection.sendRequest('textDocument/codeLens', { textDocument: { uri: sourceUri } })) as CodeLens[];
+  assert.ok(lenses.every((l) => l.command!.title.startsWith('Causal: collecting')));
+  const restored = nextStatus((s) => s.state === 'loaded');
+  settings.minPoints = 10;
+  await connection.sendNotification(DidChangeConfigurationNotification.type, { settings: null });
+  assert.equal((await restored).curves, 2);
 });
 
 test('a broken profile: what could be read loads, problems become diagnostics and one message', async () => {
