@@ -64,7 +64,13 @@ install_with_npm() {
   rm -rf "$dir" "$log"
   mkdir -p "$dir"
   say "$spec: installing into $dir (log: $log)"
-  run_logged "$log" env "${@:4}" npm install --prefix "$dir" --prefer-offline --no-audit --no-fund --foreground-scripts "$spec"
+  # Under `npm test` the outer npm's variables (npm_node_execpath, NODE, npm_config_*) would make the
+  # inner install run its scripts with the outer Node 20: start it from a clean npm environment.
+  local inherited=() name
+  for name in $(compgen -e); do
+    if [[ $name == npm_* || $name == NODE || $name == INIT_CWD ]]; then inherited+=(-u "$name"); fi
+  done
+  run_logged "$log" env "${inherited[@]}" "${@:4}" npm install --prefix "$dir" --prefer-offline --no-audit --no-fund --foreground-scripts "$spec"
   echo "$stamp" >"$dir/.installed"
   say "$spec: done in $(seconds_since "$started") s"
 }
