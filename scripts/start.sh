@@ -7,5 +7,6 @@ repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo_root"
 bash scripts/setup-tools.sh
 . scripts/tools-env.sh
+[[ -d node_modules ]] || npm ci --no-audit --no-fund
 npm run build
 exec node out/test/vscode/codeServer.js "$repo_root/samples"
