@@ -10,24 +10,13 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { ProfileReader, parseProfileText } from '../../server/src/import';
 import { Profile } from '../../server/src/model/profile';
+import { mulberry32 } from '../../server/src/causal/random';
 
 const FIXTURES = path.join(__dirname, '../../../test/fixtures');
 const SEED = Number(process.env.FUZZ_SEED ?? 0x5eed);
 const CASES = 5000;
 /** Lines kept from each fixture, so that a case stays small and fast. */
 const MAX_SOURCE_LINES = 300;
-
-/** mulberry32: a small seeded PRNG; returns floats in [0, 1). */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function loadSources(): { name: string; text: string }[] {
   const files = [
@@ -138,7 +127,7 @@ function checkProfile(profile: Profile, source: string, lineCount: number): void
 test(`fuzz: ${CASES} mutated fixtures never throw and give well-formed profiles (seed ${SEED})`, () => {
   const sources = loadSources();
   assert.ok(sources.length >= 20);
-  const random = prng(SEED);
+  const random = mulberry32(SEED);
   let experimentsSeen = 0;
   for (let n = 0; n < CASES; n++) {
     const source = pick(sources, random);
