@@ -220,7 +220,7 @@ connection.onDidChangeConfiguration(async () => {
     return;
   }
   settings = next;
-  if (previous.minPoints !== next.minPoints) store.setOptions(curveOptions());
+  if (previous.minPoints !== next.minPoints) await store.setOptions(curveOptions());
   sendStatus('loaded');
 });
 

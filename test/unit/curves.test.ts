@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { claimText } from '../../server/src/causal/claims';
-import { DEFAULT_CURVE_OPTIONS, computeCurves, impactOf } from '../../server/src/causal/curves';
+import { DEFAULT_CURVE_OPTIONS, computeCurves, computeCurvesInSlices, impactOf } from '../../server/src/causal/curves';
 import { shortNames } from '../../server/src/causal/names';
 import { Experiment, Profile, emptySkipCounts } from '../../server/src/model/profile';
 
@@ -159,4 +159,20 @@ test('short names keep the fewest trailing components that stay unique', () => {
   assert.equal(names.get('/b/src/x.c:1'), 'b/src/x.c:1');
   assert.equal(names.get('main.c:73'), 'main.c:73');
   assert.equal(names.get('end-to-end'), 'end-to-end');
+});
+
+test('curves computed in slices that yield to the event loop equal the direct computation', async () => {
+  const profile = profileOf([...exactCurve((x) => 0.3 * x), ...exactCurve((x) => 0.1 * x).map((e) => ({ ...e, selected: '/src/b.c:9' }))]);
+  let yielded = 0;
+  let computing = true;
+  const otherWork = () => {
+    if (!computing) return;
+    yielded++;
+    setImmediate(otherWork);
+  };
+  setImmediate(otherWork);
+  const sliced = await computeCurvesInSlices(profile, DEFAULT_CURVE_OPTIONS, 0);
+  computing = false;
+  assert.deepEqual(sliced, computeCurves(profile));
+  assert.ok(yielded > 0, 'other work ran between slices');
 });

@@ -290,6 +290,23 @@ export function computeCurves(profile: Profile, options: CurveOptions = DEFAULT_
   return groupSeries(profile.experiments).map((series) => computeSeriesCurve(series, options));
 }
 
+/**
+ * The same curves, computed in slices of about `sliceMs` that yield to the event loop between
+ * them: a language server keeps answering while a large profile is recomputed.
+ */
+export async function computeCurvesInSlices(profile: Profile, options: CurveOptions, sliceMs = 8): Promise<CausalCurve[]> {
+  const curves: CausalCurve[] = [];
+  let sliceStart = performance.now();
+  for (const series of groupSeries(profile.experiments)) {
+    curves.push(computeSeriesCurve(series, options));
+    if (performance.now() - sliceStart > sliceMs) {
+      await new Promise((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
+  }
+  return curves;
+}
+
 /** Curves first by impact, then the ones still collecting by how close they are. */
 export function compareCurves(a: CausalCurve, b: CausalCurve): number {
   const aReady = a.status.kind === 'curve' ? 1 : 0;

@@ -3,7 +3,7 @@
 // language server and the CLI's tests.
 
 import * as path from 'node:path';
-import { CausalCurve, CurveOptions, compareCurves, computeCurves } from '../causal/curves';
+import { CausalCurve, CurveOptions, compareCurves, computeCurvesInSlices } from '../causal/curves';
 import { readProfileFile } from '../import';
 import { Profile, splitLocation, totalSamples } from '../model/profile';
 import { PathResolver, Resolution } from './pathResolver';
@@ -37,6 +37,7 @@ export interface RankedCurve {
 
 export class ProfileStore {
   private readonly loaded = new Map<string, LoadedProfile>();
+  private readonly loadGenerations = new Map<string, number>();
   private byFile = new Map<string, Map<number, LineFacts>>();
   private ranked: RankedCurve[] = [];
 
@@ -50,21 +51,22 @@ export class ProfileStore {
     this.reindex();
   }
 
-  setOptions(options: CurveOptions): void {
+  async setOptions(options: CurveOptions): Promise<void> {
     this.options = options;
-    for (const entry of this.loaded.values()) entry.curves = computeCurves(entry.profile, options);
+    for (const entry of this.loaded.values()) entry.curves = await computeCurvesInSlices(entry.profile, options);
     this.reindex();
   }
 
+  /** Reads and computes without blocking; of overlapping loads of one file, the last started wins. */
   async load(file: string): Promise<LoadedProfile> {
+    const generation = (this.loadGenerations.get(file) ?? 0) + 1;
+    this.loadGenerations.set(file, generation);
     const profile = await readProfileFile(file);
-    return this.add(profile);
-  }
-
-  add(profile: Profile): LoadedProfile {
-    const entry = { profile, curves: computeCurves(profile, this.options) };
-    this.loaded.set(profile.source, entry);
-    this.reindex();
+    const entry = { profile, curves: await computeCurvesInSlices(profile, this.options) };
+    if (this.loadGenerations.get(file) === generation) {
+      this.loaded.set(profile.source, entry);
+      this.reindex();
+    }
     return entry;
   }
 
