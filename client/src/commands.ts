@@ -3,6 +3,8 @@
 import * as vscode from 'vscode';
 import * as ext from '../../server/src/protocol/lspExt';
 import { ServerConnection } from './serverConnection';
+import { StatusItem } from './statusBar';
+import { runVirtualSpeedup } from './virtualSpeedup';
 import { highlightsEnabled, setHighlightsEnabled } from './config';
 
 async function revealLine(uri: string | vscode.Uri, line: number): Promise<void> {
@@ -39,8 +41,23 @@ async function jumpToHotLine(server: ServerConnection, direction: 'next' | 'prev
   else void vscode.window.showInformationMessage('Causal Lens: no hot lines in the loaded profiles.');
 }
 
-export function registerCommands(server: ServerConnection): vscode.Disposable[] {
+/** From a lens (uri, line), the tree (its row) or the palette (the cursor). */
+function speedupTarget(first?: unknown, line?: unknown): { uri: string | vscode.Uri; line: number } | undefined {
+  if (typeof first === 'string' && typeof line === 'number') return { uri: first, line };
+  const entry = first && typeof first === 'object' && 'curves' in first ? (first as { curves: ext.RankedLine[] }).curves[0] : (first as ext.RankedLine | undefined);
+  if (entry?.uri && entry.line !== undefined) return { uri: entry.uri, line: entry.line };
+  const editor = vscode.window.activeTextEditor;
+  return editor ? { uri: editor.document.uri, line: editor.selection.active.line } : undefined;
+}
+
+export function registerCommands(server: ServerConnection, status: StatusItem): vscode.Disposable[] {
   return [
+    vscode.commands.registerCommand('causalLens.runVirtualSpeedup', (first?: unknown, line?: unknown) => {
+      const target = speedupTarget(first, line);
+      if (target) return runVirtualSpeedup(server, status, target.uri, target.line);
+      void vscode.window.showInformationMessage('Causal Lens: put the cursor on a source line to speed it up.');
+      return undefined;
+    }),
     vscode.commands.registerCommand('causalLens.loadProfile', () => loadProfile(server)),
     vscode.commands.registerCommand('causalLens.clearProfiles', () => server.request(ext.clearProfiles, undefined)),
     vscode.commands.registerCommand('causalLens.toggleHighlights', () => setHighlightsEnabled(!highlightsEnabled())),

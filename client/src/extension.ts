@@ -51,7 +51,7 @@ export function activate(context: vscode.ExtensionContext): CausalLensApi {
     decorations,
     statusItem,
     vscode.window.registerTreeDataProvider('causalLens.ranking', tree),
-    ...registerCommands(connection),
+    ...registerCommands(connection, statusItem),
     vscode.window.onDidChangeVisibleTextEditors((editors) => void decorations.refresh(editors)),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (affectsHighlights(event)) void decorations.refresh();

@@ -68,6 +68,7 @@ export class RankingTree implements vscode.TreeDataProvider<LineRow | RankedLine
     item.tooltip = tooltip(entry);
     item.iconPath = new vscode.ThemeIcon(entry.insufficient ? 'circle-outline' : isRow ? 'flame' : 'graph-line');
     if (entry.uri && entry.line !== undefined) {
+      item.contextValue = 'sourceLine';
       item.command = { command: 'causalLens.revealLine', title: 'Reveal Line', arguments: [entry.uri, entry.line] };
     }
     return item;

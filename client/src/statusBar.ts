@@ -13,6 +13,8 @@ const ICONS: Record<StatusParams['state'], string> = {
 
 export class StatusItem implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('causalLens.status', vscode.StatusBarAlignment.Left, 10);
+  private last: StatusParams | undefined;
+  private running: string | undefined;
 
   constructor() {
     this.item.name = 'Causal Lens';
@@ -20,7 +22,21 @@ export class StatusItem implements vscode.Disposable {
     this.item.show();
   }
 
+  /** While a virtual speedup runs, the item says so; `undefined` when it ends. */
+  showRunning(what: string | undefined): void {
+    this.running = what;
+    if (this.last) this.show(this.last);
+  }
+
   show(status: StatusParams): void {
+    this.last = status;
+    if (this.running) {
+      this.item.text = `$(beaker~spin) Causal: speeding up ${this.running}`;
+      this.item.tooltip = 'A virtual-speedup run is in progress (cancel it from its notification)';
+      this.item.command = undefined;
+      this.item.backgroundColor = undefined;
+      return;
+    }
     const summary =
       status.state === 'loading' || status.state === 'stale'
         ? 'loading'

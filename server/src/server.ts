@@ -26,6 +26,7 @@ import { PathMapping, PathResolver } from './workspace/pathResolver';
 import { ProfileStore } from './workspace/profileStore';
 import { profileMatcher, scanWorkspace } from './workspace/scan';
 import { fileHeat, hoverMarkdown, leadingCurve, lensTitle } from './lsp/views';
+import { VirtualSpeedups } from './lsp/virtualSpeedup';
 
 interface Settings {
   profileGlobs: string[];
@@ -192,6 +193,14 @@ function scheduleReload(file: string, deleted: boolean): void {
   );
 }
 
+const virtualSpeedups = new VirtualSpeedups(
+  () => roots[0],
+  async (file) => {
+    await loadOne(file);
+    sendStatus('loaded');
+  },
+);
+
 connection.onInitialize((params): InitializeResult => {
   roots = (params.workspaceFolders ?? []).map((f) => toPath(f.uri)).filter((p): p is string => p !== undefined);
   if (roots.length === 0 && params.rootUri) {
@@ -248,8 +257,16 @@ connection.onCodeLens((params): CodeLens[] => {
     const line = facts.line - 1;
     lenses.push({
       range: { start: { line, character: 0 }, end: { line, character: 0 } },
-      // An empty command id renders the lens as a label; the run action joins it later.
+      // An empty command id renders the lens as a label.
       command: { title: lensTitle(lead.curve), command: '' },
+    });
+  }
+  for (const facts of lines.values()) {
+    if (facts.share < settings.highlights.minShare && facts.curves.length === 0) continue;
+    const line = facts.line - 1;
+    lenses.push({
+      range: { start: { line, character: 0 }, end: { line, character: 0 } },
+      command: { title: '$(beaker) Run virtual speedup', command: 'causalLens.runVirtualSpeedup', arguments: [params.textDocument.uri, line] },
     });
   }
   return lenses;
@@ -304,6 +321,14 @@ handle(ext.clearProfiles, () => {
   problemsByProfile = new Map();
   sendStatus('idle', 'Profiles cleared; they load again when they change or on reload');
 });
+
+handle(ext.virtualSpeedupStart, async (params) => {
+  const file = toPath(params.uri);
+  if (!file) return { ok: false, message: `${params.uri} is not a file on disk`, fix: '' };
+  return virtualSpeedups.start(params, file);
+});
+
+handle(ext.virtualSpeedupNext, (params) => virtualSpeedups.next(params));
 
 handle(ext.hotLine, (params) => {
   const file = toPath(params.uri);

@@ -109,10 +109,15 @@ test('the workspace profile loads by itself and the status says what was loaded'
   assert.equal(last.curves, 2);
 });
 
-test('code lenses sit on the two profiled loop lines with the curve summary', async () => {
+test('code lenses: the curve summary on the two profiled loop lines, a run action on every hot line', async () => {
   const lenses = (await connection.sendRequest('textDocument/codeLens', { textDocument: { uri: sourceUri } })) as CodeLens[];
-  assert.deepEqual(lenses.map((l) => l.range.start.line).sort((a, b) => a - b), [14, 29]);
-  for (const lens of lenses) assert.match(lens.command!.title, /^Causal: .* · impact \d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\] · 21 speedups$/);
+  const summaries = lenses.filter((l) => l.command!.title.startsWith('Causal: '));
+  assert.deepEqual(summaries.map((l) => l.range.start.line).sort((a, b) => a - b), [14, 29]);
+  for (const lens of summaries) assert.match(lens.command!.title, /^Causal: .* · impact \d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\] · 21 speedups$/);
+  const runs = lenses.filter((l) => l.command!.command === 'causalLens.runVirtualSpeedup');
+  const heat = (await connection.sendRequest(ext.fileHeat.method, { uri: sourceUri })) as ext.FileHeatResult;
+  assert.deepEqual(runs.map((l) => l.range.start.line).sort((a, b) => a - b), heat.lines.map((l) => l.line).sort((a, b) => a - b));
+  for (const lens of runs) assert.deepEqual(lens.command!.arguments, [sourceUri, lens.range.start.line]);
 });
 
 test('hover shows the curve table with intervals, experiments and runs', async () => {
@@ -163,7 +168,8 @@ test('a new minPoints setting recomputes the curves without rereading', async ()
   await connection.sendNotification(DidChangeConfigurationNotification.type, { settings: null });
   assert.equal((await strict).curves, 0);
   const lenses = (await connection.sendRequest('textDocument/codeLens', { textDocument: { uri: sourceUri } })) as CodeLens[];
-  assert.ok(lenses.every((l) => l.command!.title.startsWith('Causal: collecting')));
+  const summaries = lenses.filter((l) => l.command!.title.startsWith('Causal: '));
+  assert.ok(summaries.length > 0 && summaries.every((l) => l.command!.title.startsWith('Causal: collecting')));
   const restored = nextStatus((s) => s.state === 'loaded');
   settings.minPoints = 10;
   await connection.sendNotification(DidChangeConfigurationNotification.type, { settings: null });

@@ -125,3 +125,53 @@ export interface StatusParams {
 
 /** Sent by the server whenever the set of loaded profiles changes. */
 export const status = notification<StatusParams>('causalLens/status');
+
+/** The program a virtual speedup runs, with `${workspaceFolder}` already expanded by the client. */
+export interface VirtualSpeedupRunConfig {
+  command: string;
+  args: string[];
+  cwd: string;
+  env?: Record<string, string>;
+}
+
+export interface VirtualSpeedupStartParams {
+  uri: string;
+  /** 0-based line in the document. */
+  line: number;
+  run: VirtualSpeedupRunConfig;
+  speedupsPercent: number[];
+  experimentsPerSpeedup: number;
+  timeBudgetSeconds: number;
+}
+
+/** One program run under COZ, to be started by the client as a task (argv, never a shell). */
+export interface VirtualSpeedupRun {
+  speedupPercent: number;
+  argv: string[];
+  cwd: string;
+  env?: Record<string, string>;
+}
+
+/** What to do next: run, stop because the schedule is complete, or stop because a run failed. */
+export type VirtualSpeedupStep =
+  | { kind: 'run'; run: VirtualSpeedupRun; message: string }
+  | { kind: 'done'; message: string }
+  | { kind: 'failed'; message: string; fix: string };
+
+export type VirtualSpeedupStartResult =
+  | { ok: true; session: string; label: string; profilePath: string; step: VirtualSpeedupStep }
+  | { ok: false; message: string; fix: string };
+
+/** Plans a virtual speedup of a line (checks COZ and the program first) and says what to run. */
+export const virtualSpeedupStart = request<VirtualSpeedupStartParams, VirtualSpeedupStartResult>('causalLens/virtualSpeedup/start');
+
+export interface VirtualSpeedupNextParams {
+  session: string;
+  elapsedMs: number;
+  runsCompleted: number;
+  /** How the run just finished went, as the client saw it. */
+  outcome: { exitCode: number | null; signal: string | null; stderr: string; cancelled: boolean };
+}
+
+/** After each run: reads the profile, explains a failure, or says what to run next. */
+export const virtualSpeedupNext = request<VirtualSpeedupNextParams, VirtualSpeedupStep>('causalLens/virtualSpeedup/next');
