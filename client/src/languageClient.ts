@@ -13,6 +13,8 @@ export function createLanguageClient(serverModule: string): LanguageClient {
   const clientOptions: LanguageClientOptions = {
     documentSelector: SOURCE_LANGUAGES.map((language) => ({ scheme: 'file', language })),
     outputChannelName: 'Causal Lens',
+    // Tells the server when causalLens.* settings change; it then pulls what it needs.
+    synchronize: { configurationSection: 'causalLens' },
   };
   return new LanguageClient('causalLens', 'Causal Lens', serverOptions, clientOptions);
 }

@@ -58,3 +58,14 @@ test('the workspace scan finds profiles by the configured globs', async () => {
   assert.deepEqual(profiles.map((p) => path.relative(ws, p)).sort(), ['a/profile.coz', 'c/profile.jsonl']);
   fs.rmSync(ws, { recursive: true, force: true });
 });
+
+test('a source created inside the workspace after the scan is found, and a miss is not remembered', async () => {
+  const ws = tree(['src/main.c']);
+  const resolver = new PathResolver([ws], (await scanWorkspace([ws], [])).files, []);
+  const later = path.join(ws, 'src/later.c');
+  assert.equal(resolver.resolve(later).kind, 'unresolved');
+  fs.writeFileSync(later, '');
+  assert.deepEqual(resolver.resolve(later), { kind: 'exact', file: later });
+  assert.deepEqual(resolver.resolve('/build/src/later.c'), { kind: 'suffix', file: later });
+  fs.rmSync(ws, { recursive: true, force: true });
+});

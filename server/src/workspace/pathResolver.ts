@@ -56,7 +56,8 @@ export class PathResolver {
     const cached = this.cache.get(cacheKey);
     if (cached) return cached;
     const result = this.resolveUncached(profilePath, nearDir);
-    this.cache.set(cacheKey, result);
+    // Only hits are kept: a file missing now may be created later (a new source, a checkout).
+    if ('file' in result) this.cache.set(cacheKey, result);
     return result;
   }
 
@@ -64,6 +65,11 @@ export class PathResolver {
     if (path.isAbsolute(profilePath)) {
       const normal = path.normalize(profilePath);
       if (this.known.has(normal)) return { kind: 'exact', file: normal };
+      // A file created inside the workspace after the scan.
+      if (this.roots.some((root) => isInside(root, normal)) && fs.existsSync(normal)) {
+        this.addFile(normal);
+        return { kind: 'exact', file: normal };
+      }
     }
     const suffix = this.longestSuffixMatch(profilePath, nearDir);
     if (suffix) return { kind: 'suffix', file: suffix };
