@@ -48,12 +48,21 @@ export async function runAsTask(
         cwd: run.cwd,
         env: { ...process.env, ...run.env },
         stdio: ['ignore', 'pipe', 'pipe'],
+        // Its own process group: `coz run` starts the program as a child, and both must stop.
+        detached: true,
       });
+      const signalGroup = (signal: NodeJS.Signals) => {
+        try {
+          if (child.pid !== undefined) process.kill(-child.pid, signal);
+        } catch {
+          // already gone
+        }
+      };
       stop = () => {
         if (done) return;
         cancelled = true;
-        child.kill('SIGINT'); // COZ writes its profile out on SIGINT
-        setTimeout(() => child.kill('SIGKILL'), 3000).unref();
+        signalGroup('SIGINT'); // experiments already written stay: COZ writes its profile unbuffered
+        setTimeout(() => signalGroup('SIGKILL'), 3000).unref();
       };
       const cancellation = token.onCancellationRequested(stop);
       const finish = (exitCode: number | null, signal: NodeJS.Signals | null) => {

@@ -127,7 +127,8 @@ export async function runVirtualSpeedup(server: ServerConnection, status: Status
       let runs = 0;
       try {
         while (step.kind === 'run') {
-          progress.report({ message: step.message });
+          // The title names the line already.
+          progress.report({ message: step.message.replace(`${start.label}: `, '') });
           status.showRunning(`${start.label} at ${step.run.speedupPercent}%`);
           const outcome = await runAsTask(folder, `virtual speedup ${start.label} at ${step.run.speedupPercent}%`, step.run, token);
           runs++;

@@ -6,6 +6,9 @@
  *   . scripts/tools-env.sh && node --test out/test/e2e/
  */
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { claimText } from '../../server/src/causal/claims';
@@ -65,4 +68,47 @@ test(`${SAMPLE}.c: lenses on the curve lines, the claims after them, hot lines s
     await workbench.page.locator('.monaco-list-row', { hasText: `${SAMPLE}.c:` }).first().waitFor({ timeout: 30_000 });
     t.diagnostic(`screenshot: ${await workbench.screenshot(SAMPLE)}`);
   });
+});
+
+test(`${SAMPLE}.c: clicking "Run virtual speedup" starts a COZ task with progress; Cancel stops it and leaves a readable profile`, { timeout: 300_000 }, async (t) => {
+  const workspace = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-e2e-')), 'samples');
+  fs.cpSync(SAMPLES, workspace, { recursive: true });
+  execFileSync('make', ['-s', '-C', workspace]);
+  const [line] = [...(await expectedClaims()).keys()];
+  const programDir = path.join(workspace, SAMPLE);
+  const settings = {
+    'causalLens.run': { command: path.join(programDir, 'build', SAMPLE), args: ['10000', '1800000', '900000'], cwd: programDir },
+  };
+  const profilePath = path.join(programDir, 'causal-lens-virtual', `${SAMPLE}.c-${line}.coz`);
+  try {
+    await withWorkbench(
+      workspace,
+      `${SAMPLE}-virtual-speedup`,
+      async (workbench) => {
+        await workbench.openFile(`${SAMPLE}.c`);
+        await workbench.waitForLens('Run virtual speedup');
+        await workbench.goToLine(line);
+        await workbench.clickLens(line, 'Run virtual speedup');
+        const progress = workbench.page.locator('.notification-list-item', { hasText: `virtual speedup of ${SAMPLE}/${SAMPLE}.c:${line}` }).first();
+        await progress.waitFor({ timeout: 30_000 });
+        await workbench.page.getByText(new RegExp(`virtual speedup ${SAMPLE}/${SAMPLE}\\.c:${line} at 0%`)).first().waitFor({ timeout: 30_000 });
+        // Cancel once COZ has written an experiment on the line.
+        const deadline = Date.now() + 60_000;
+        while (!(fs.existsSync(profilePath) && (await readProfileFile(profilePath)).experiments.length > 0)) {
+          assert.ok(Date.now() < deadline, `no experiment in ${profilePath} within 60 s`);
+          await new Promise((r) => setTimeout(r, 250));
+        }
+        t.diagnostic(`screenshot: ${await workbench.screenshot(`${SAMPLE}-virtual-speedup`)}`);
+        await progress.locator('.monaco-button, a.monaco-button', { hasText: 'Cancel' }).first().click();
+        await workbench.page.locator('.notification-list-item', { hasText: 'cancelled' }).first().waitFor({ timeout: 30_000 });
+      },
+      settings,
+    );
+    const profile = await readProfileFile(profilePath);
+    assert.deepEqual(profile.problems.filter((p) => p.severity === 'error'), []);
+    assert.ok(profile.experiments.every((e) => e.target.kind === 'line' && e.target.line === line && e.speedup === 0));
+    assert.ok(profile.experiments.length >= 1);
+  } finally {
+    fs.rmSync(path.dirname(workspace), { recursive: true, force: true });
+  }
 });

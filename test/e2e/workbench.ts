@@ -37,6 +37,8 @@ export interface LensLine {
   /** 1-based line number. */
   line: number;
   text: string;
+  /** Position among the editor's lens widgets in the page, for clicking it. */
+  index: number;
 }
 
 export class Workbench {
@@ -117,6 +119,13 @@ export class Workbench {
     return this.activeEditor.evaluate(collectLensLines);
   }
 
+  /** Clicks the part of the lens above `line` (1-based) whose text contains `text`. */
+  async clickLens(line: number, text: string): Promise<void> {
+    const lens = (await this.lensLines()).find((l) => l.line === line && l.text.includes(text));
+    if (!lens) throw new Error(`no lens "${text}" above line ${line}: ${JSON.stringify(await this.lensLines())}`);
+    await this.activeEditor.locator('.contentWidgets .codelens-decoration').nth(lens.index).locator('a', { hasText: text }).click();
+  }
+
   /** Moves the cursor of the active editor to a 1-based line with Go to Line (Ctrl+G), scrolling it into view. */
   async goToLine(line: number): Promise<void> {
     await this.page.keyboard.press('Control+G');
@@ -163,8 +172,13 @@ export class Workbench {
  * Opens `folder`, runs `use`, and always closes everything again; on failure it first saves
  * test-results/e2e-<name>-failure.png.
  */
-export async function withWorkbench(folder: string, name: string, use: (workbench: Workbench) => Promise<void>): Promise<void> {
-  const workbench = await Workbench.open(folder);
+export async function withWorkbench(
+  folder: string,
+  name: string,
+  use: (workbench: Workbench) => Promise<void>,
+  settings?: Record<string, unknown>,
+): Promise<void> {
+  const workbench = await Workbench.open(folder, settings);
   try {
     await use(workbench);
   } catch (error) {
@@ -226,14 +240,16 @@ function collectLensLines(editor: PageElement): LensLine[] {
     .filter((r) => Number.isFinite(r.top))
     .sort((a, b) => a.top - b.top);
   const lenses: LensLine[] = [];
+  let index = -1;
   for (const widget of editor.querySelectorAll('.contentWidgets .codelens-decoration')) {
+    index++;
     const top = px(widget.style.top);
     const row = rows.find((r) => r.top > top);
     const text = [...widget.querySelectorAll(':scope > a, :scope > span')]
       .map((part) => (part.textContent ?? '').trim())
       .filter((part) => part !== '' && part !== '|')
       .join(' | ');
-    if (row && text) lenses.push({ line: row.line, text });
+    if (row && text) lenses.push({ line: row.line, text, index });
   }
   return lenses.sort((a, b) => a.line - b.line);
 }
