@@ -1,6 +1,7 @@
 // The Causal Lens language server: LSP wiring only. Reading profiles, the causal math and
 // path mapping live in plain modules (import/, causal/, workspace/) that the CLI shares.
 
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
@@ -23,10 +24,11 @@ import { shortNames } from './causal/names';
 import { Profile } from './model/profile';
 import * as ext from './protocol/lspExt';
 import { PathMapping, PathResolver } from './workspace/pathResolver';
-import { ProfileStore } from './workspace/profileStore';
+import { LineFacts, ProfileStore } from './workspace/profileStore';
 import { profileMatcher, scanWorkspace } from './workspace/scan';
 import { fileHeat, hoverMarkdown, leadingCurve, lensTitle } from './lsp/views';
 import { VirtualSpeedups } from './lsp/virtualSpeedup';
+import { FunctionSpan, findFunctions } from './lsp/functionHeaders';
 
 interface Settings {
   profileGlobs: string[];
@@ -246,10 +248,41 @@ connection.onDidChangeWatchedFiles((params: DidChangeWatchedFilesParams) => {
   }
 });
 
-connection.onCodeLens((params): CodeLens[] => {
+const C_FAMILY = /\.(c|cc|cpp|cxx|c\+\+|h|hh|hpp|hxx|cu)$/i;
+const functionsByFile = new Map<string, { mtimeMs: number; functions: FunctionSpan[] }>();
+
+/** Function spans of a C-family source, re-read only when the file changed on disk. */
+async function functionsOf(file: string): Promise<FunctionSpan[]> {
+  if (!C_FAMILY.test(file)) return [];
+  try {
+    const { mtimeMs } = await fs.promises.stat(file);
+    const cached = functionsByFile.get(file);
+    if (cached?.mtimeMs === mtimeMs) return cached.functions;
+    const functions = findFunctions(await fs.promises.readFile(file, 'utf8'));
+    functionsByFile.set(file, { mtimeMs, functions });
+    return functions;
+  } catch {
+    return [];
+  }
+}
+
+function isHot(facts: LineFacts): boolean {
+  return facts.share >= settings.highlights.minShare || facts.curves.length > 0;
+}
+
+/** A lens shown above `shownAt` that speeds up `target` (0-based lines). */
+function runLens(uri: string, shownAt: number, target: number, title: string): CodeLens {
+  return {
+    range: { start: { line: shownAt, character: 0 }, end: { line: shownAt, character: 0 } },
+    command: { title, command: 'causalLens.runVirtualSpeedup', arguments: [uri, target] },
+  };
+}
+
+connection.onCodeLens(async (params): Promise<CodeLens[]> => {
   const file = toPath(params.textDocument.uri);
   const lines = file ? store.linesOf(file) : undefined;
-  if (!lines) return [];
+  if (!file || !lines) return [];
+  const uri = params.textDocument.uri;
   const lenses: CodeLens[] = [];
   for (const facts of lines.values()) {
     const lead = leadingCurve(facts);
@@ -261,13 +294,13 @@ connection.onCodeLens((params): CodeLens[] => {
       command: { title: lensTitle(lead.curve), command: '' },
     });
   }
-  for (const facts of lines.values()) {
-    if (facts.share < settings.highlights.minShare && facts.curves.length === 0) continue;
-    const line = facts.line - 1;
-    lenses.push({
-      range: { start: { line, character: 0 }, end: { line, character: 0 } },
-      command: { title: '$(beaker) Run virtual speedup', command: 'causalLens.runVirtualSpeedup', arguments: [params.textDocument.uri, line] },
-    });
+  const hot = [...lines.values()].filter(isHot);
+  for (const facts of hot) lenses.push(runLens(uri, facts.line - 1, facts.line - 1, '$(beaker) Run virtual speedup'));
+  for (const fn of await functionsOf(file)) {
+    const inside = hot.filter((f) => f.line >= fn.bodyStart && f.line <= fn.bodyEnd);
+    if (inside.length === 0 || inside.some((f) => f.line === fn.headerLine)) continue;
+    const hottest = inside.reduce((a, b) => (b.share > a.share ? b : a));
+    lenses.push(runLens(uri, fn.headerLine - 1, hottest.line - 1, `$(beaker) Run virtual speedup on ${fn.name}'s hottest line (${hottest.line})`));
   }
   return lenses;
 });

@@ -115,9 +115,18 @@ test('code lenses: the curve summary on the two profiled loop lines, a run actio
   assert.deepEqual(summaries.map((l) => l.range.start.line).sort((a, b) => a - b), [14, 29]);
   for (const lens of summaries) assert.match(lens.command!.title, /^Causal: .* · impact \d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\] · 21 speedups$/);
   const runs = lenses.filter((l) => l.command!.command === 'causalLens.runVirtualSpeedup');
+  const onLine = runs.filter((l) => l.command!.title === '$(beaker) Run virtual speedup');
   const heat = (await connection.sendRequest(ext.fileHeat.method, { uri: sourceUri })) as ext.FileHeatResult;
-  assert.deepEqual(runs.map((l) => l.range.start.line).sort((a, b) => a - b), heat.lines.map((l) => l.line).sort((a, b) => a - b));
-  for (const lens of runs) assert.deepEqual(lens.command!.arguments, [sourceUri, lens.range.start.line]);
+  assert.deepEqual(onLine.map((l) => l.range.start.line).sort((a, b) => a - b), heat.lines.map((l) => l.line).sort((a, b) => a - b));
+  for (const lens of onLine) assert.deepEqual(lens.command!.arguments, [sourceUri, lens.range.start.line]);
+  // On the headers of spin() and slow_work(): run on their hottest lines, the two loops.
+  const onHeaders = runs.filter((l) => l.command!.title.includes('hottest line'));
+  const source = fs.readFileSync(path.join(workspace, 'prog/prog.c'), 'utf8').split('\n');
+  assert.deepEqual(
+    onHeaders.map((l) => [source[l.range.start.line].match(/(\w+)\(/)![1], l.command!.arguments![1]]).sort(),
+    [['slow_work', 29], ['spin', 14]],
+  );
+  assert.match(onHeaders.find((l) => l.command!.arguments![1] === 29)!.command!.title, /Run virtual speedup on slow_work's hottest line \(30\)/);
 });
 
 test('hover shows the curve table with intervals, experiments and runs', async () => {

@@ -1,8 +1,9 @@
 /**
  * Runs inside a real VS Code extension host: a virtual speedup of one line with the real COZ.
- * A small threaded program (test/fixtures/virtual/virtual.c) is built into the workspace; the
- * command runs the schedule as tasks; the profile then holds experiments on that line at every
- * scheduled speedup, 0 included, and the line's lens shows the measured curve.
+ * A small threaded program (test/fixtures/virtual/virtual.c) is built into the workspace and
+ * profiled once with plain `coz run`, which gives its hot lines their lenses. The lens's command
+ * runs the schedule as tasks; the profile then holds experiments on that line at every
+ * scheduled speedup, 0 included, and the line shows the measured curve.
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -13,6 +14,20 @@ import type { CausalLensApi } from '../../../client/src/extension';
 import { readProfileFile } from '../../../server/src/import';
 
 const REPO = path.join(__dirname, '../../../..');
+
+/** Waits until the document has a lens on `line` whose title passes `matches`, and returns it. */
+async function waitForLens(uri: vscode.Uri, line: number, matches: (title: string) => boolean): Promise<vscode.CodeLens> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri);
+    const lens = lenses.find((l) => l.range.start.line === line && l.command && matches(l.command.title));
+    if (lens) return lens;
+    if (Date.now() > deadline) {
+      throw new Error(`no matching lens on line ${line + 1}: ${JSON.stringify(lenses.map((l) => [l.range.start.line, l.command?.title]))}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
 const SPEEDUPS = [0, 50, 100];
 
 suite('virtual speedup with the real COZ', () => {
@@ -37,6 +52,8 @@ suite('virtual speedup with the real COZ', () => {
     await config.update('virtualSpeedup.speedups', SPEEDUPS, vscode.ConfigurationTarget.Workspace);
     await config.update('virtualSpeedup.experimentsPerSpeedup', 1, vscode.ConfigurationTarget.Workspace);
     await config.update('minPoints', SPEEDUPS.length, vscode.ConfigurationTarget.Workspace);
+    // A plain COZ run: samples on the hot lines, which is where the run lenses appear.
+    execFileSync('coz', ['run', '-o', path.join(dir, 'profile.coz'), '---', path.join(dir, 'build/virtual'), '60'], { cwd: dir, stdio: 'ignore' });
   });
 
   suiteTeardown(async () => {
@@ -50,28 +67,38 @@ suite('virtual speedup with the real COZ', () => {
     this.timeout(120_000);
     const document = await vscode.workspace.openTextDocument(source);
     await vscode.window.showTextDocument(document);
+    // The lens on slow_work's header runs on its hottest line (where COZ put the loop's samples).
+    const header = slowLine - document.getText().split('\n').slice(0, slowLine).reverse().findIndex((l) => l.includes('slow_work(')) - 1;
+    const runLens = await waitForLens(document.uri, header, (title) => title.includes("slow_work's hottest line"));
+    const target = runLens.command!.arguments![1] as number;
+    assert.ok(target > header && target <= slowLine + 1, `the hottest line ${target + 1} is in slow_work`);
     const started: string[] = [];
     const listener = vscode.tasks.onDidStartTask((event) => started.push(event.execution.task.name));
     try {
-      await vscode.commands.executeCommand('causalLens.runVirtualSpeedup', document.uri.toString(), slowLine);
+      await vscode.commands.executeCommand(runLens.command!.command, ...runLens.command!.arguments!);
     } finally {
       listener.dispose();
     }
     assert.ok(started.length >= SPEEDUPS.length, `one task per run: ${JSON.stringify(started)}`);
     assert.ok(started.every((name) => /^virtual speedup .*virtual\.c:\d+ at \d+%$/.test(name)), JSON.stringify(started));
 
-    const profilePath = path.join(folder, 'quick/causal-lens-virtual', `virtual.c-${slowLine + 1}.coz`);
+    const profilePath = path.join(folder, 'quick/causal-lens-virtual', `virtual.c-${target + 1}.coz`);
     const profile = await readProfileFile(profilePath);
-    const onLine = profile.experiments.filter((e) => e.target.kind === 'line' && e.target.line === slowLine + 1);
+    const onLine = profile.experiments.filter((e) => e.target.kind === 'line' && e.target.line === target + 1);
     for (const speedup of SPEEDUPS) {
       assert.ok(onLine.some((e) => Math.round(e.speedup * 100) === speedup && e.points.length > 0), `an experiment at ${speedup}%`);
     }
 
-    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', document.uri);
-    const summary = lenses.find((l) => l.range.start.line === slowLine && l.command?.title.startsWith('Causal: '));
-    assert.ok(summary, `a Causal lens on line ${slowLine + 1}: ${JSON.stringify(lenses.map((l) => [l.range.start.line, l.command?.title]))}`);
-    assert.match(summary.command!.title, /· 3 speedups$/);
-    assert.ok(lenses.some((l) => l.range.start.line === slowLine && l.command?.command === 'causalLens.runVirtualSpeedup'));
+    await waitForLens(document.uri, target, (title) => title.startsWith('Causal: ') && !title.startsWith('Causal: collecting'));
+    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', document.uri, new vscode.Position(target, 4));
+    const hover = hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : c.value))).join('\n');
+    // The curve measured by the runs: one table row per scheduled speedup.
+    const section = hover.split('\n---\n').find((part) => part.includes('| line speedup |'));
+    assert.ok(section, `the hover shows a curve: ${hover}`);
+    assert.deepEqual(
+      section.split('\n').filter((row) => /^\| \d+% \|/.test(row)).map((row) => Number(/^\| (\d+)%/.exec(row)![1])),
+      SPEEDUPS,
+    );
   });
 
   test('a program launched through mpirun is refused before anything runs', async () => {
