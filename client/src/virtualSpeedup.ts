@@ -110,9 +110,9 @@ export async function runVirtualSpeedup(server: ServerConnection, status: Status
       cwd: expand(setting.cwd ?? '${workspaceFolder}', folder),
       env: setting.env,
     },
-    speedupsPercent: options.get<number[]>('speedups', [0, 25, 50, 75, 100]),
-    experimentsPerSpeedup: options.get<number>('experimentsPerSpeedup', 5),
-    timeBudgetSeconds: options.get<number>('timeBudgetSeconds', 120),
+    speedupsPercent: options.get<number[]>('speedups'),
+    experimentsPerSpeedup: options.get<number>('experimentsPerSpeedup'),
+    timeBudgetSeconds: options.get<number>('timeBudgetSeconds'),
   });
   if (!start.ok) {
     showFailure(start.message, start.fix);

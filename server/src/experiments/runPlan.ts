@@ -46,7 +46,8 @@ export interface ScheduleOptions {
   profilePath?: string;
 }
 
-export const DEFAULT_SPEEDUPS_PERCENT: readonly number[] = [0, 25, 50, 75, 100];
+/** Eleven speedups: a finished schedule passes COZ's default of 10 points per curve. */
+export const DEFAULT_SPEEDUPS_PERCENT: readonly number[] = [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100];
 export const DEFAULT_EXPERIMENTS_PER_SPEEDUP = 5;
 export const DEFAULT_TIME_BUDGET_MS = 120_000;
 /** Folder (under the run's cwd) of virtual-speedup profiles; not a dot folder, so `**\/*.coz` sees it. */

@@ -52,7 +52,7 @@ export class VirtualSpeedups {
     const planned = planVirtualSpeedup({ file, line: params.line + 1 }, run, {
       speedupsPercent: params.speedupsPercent,
       experimentsPerSpeedup: params.experimentsPerSpeedup,
-      timeBudgetMs: params.timeBudgetSeconds * 1000,
+      timeBudgetMs: params.timeBudgetSeconds === undefined ? undefined : params.timeBudgetSeconds * 1000,
       workspaceRoot: this.workspaceRoot(),
       knownSourceFiles: table ? [...table.keys()] : undefined,
       cozCommand: coz.cozPath,

@@ -139,9 +139,10 @@ export interface VirtualSpeedupStartParams {
   /** 0-based line in the document. */
   line: number;
   run: VirtualSpeedupRunConfig;
-  speedupsPercent: number[];
-  experimentsPerSpeedup: number;
-  timeBudgetSeconds: number;
+  /** The schedule; the server's defaults where absent. */
+  speedupsPercent?: number[];
+  experimentsPerSpeedup?: number;
+  timeBudgetSeconds?: number;
 }
 
 /** One program run under COZ, to be started by the client as a task (argv, never a shell). */
