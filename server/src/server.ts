@@ -28,7 +28,7 @@ import { LineFacts, ProfileStore } from './workspace/profileStore';
 import { profileMatcher, scanWorkspace } from './workspace/scan';
 import { fileHeat, hoverMarkdown, leadingCurve, lensTitle } from './lsp/views';
 import { VirtualSpeedups } from './lsp/virtualSpeedup';
-import { FunctionSpan, findFunctions } from './lsp/functionHeaders';
+import { FunctionSpan, findFunctionsIn, sourceFamily } from './lsp/functionHeaders';
 
 interface Settings {
   profileGlobs: string[];
@@ -248,17 +248,16 @@ connection.onDidChangeWatchedFiles((params: DidChangeWatchedFilesParams) => {
   }
 });
 
-const C_FAMILY = /\.(c|cc|cpp|cxx|c\+\+|h|hh|hpp|hxx|cu)$/i;
 const functionsByFile = new Map<string, { mtimeMs: number; functions: FunctionSpan[] }>();
 
-/** Function spans of a C-family source, re-read only when the file changed on disk. */
+/** Function spans of a source file, re-read only when the file changed on disk. */
 async function functionsOf(file: string): Promise<FunctionSpan[]> {
-  if (!C_FAMILY.test(file)) return [];
+  if (!sourceFamily(file)) return [];
   try {
     const { mtimeMs } = await fs.promises.stat(file);
     const cached = functionsByFile.get(file);
     if (cached?.mtimeMs === mtimeMs) return cached.functions;
-    const functions = findFunctions(await fs.promises.readFile(file, 'utf8'));
+    const functions = findFunctionsIn(file, await fs.promises.readFile(file, 'utf8'));
     functionsByFile.set(file, { mtimeMs, functions });
     return functions;
   } catch {
