@@ -28,10 +28,28 @@ export function splitArguments(text: string): string[] {
   return args;
 }
 
+/** What is wrong with a hand-edited causalLens.run, or undefined. */
+function settingProblem(setting: RunSetting): string | undefined {
+  if (setting.command !== undefined && typeof setting.command !== 'string') return '"command" must be a string (the program\'s path).';
+  if (setting.args !== undefined && !(Array.isArray(setting.args) && setting.args.every((a) => typeof a === 'string'))) {
+    return '"args" must be a list of strings, one per argument.';
+  }
+  if (setting.cwd !== undefined && typeof setting.cwd !== 'string') return '"cwd" must be a string.';
+  if (setting.env !== undefined && (setting.env === null || typeof setting.env !== 'object' || Object.values(setting.env).some((v) => typeof v !== 'string'))) {
+    return '"env" must map names to string values.';
+  }
+  return undefined;
+}
+
 /** The run configuration, asked for on first use and saved in the workspace settings. */
 async function runSetting(folder: vscode.WorkspaceFolder): Promise<RunSetting | undefined> {
   const config = vscode.workspace.getConfiguration('causalLens', folder.uri);
   const saved = config.get<RunSetting>('run');
+  const problem = saved && settingProblem(saved);
+  if (problem) {
+    void vscode.window.showErrorMessage(`Causal Lens: causalLens.run in the settings of ${folder.name}: ${problem}`);
+    return undefined;
+  }
   if (saved?.command) return saved;
   const picked = await vscode.window.showOpenDialog({
     defaultUri: folder.uri,

@@ -198,8 +198,10 @@ function scheduleReload(file: string, deleted: boolean): void {
 const virtualSpeedups = new VirtualSpeedups(
   () => roots[0],
   async (file) => {
+    if (!fs.existsSync(file)) return undefined; // the run wrote nothing: diagnoseRun says why
     await loadOne(file);
     sendStatus('loaded');
+    return store.profiles().find((loaded) => loaded.profile.source === file)?.profile;
   },
 );
 

@@ -6,7 +6,6 @@ import * as path from 'node:path';
 import { detectCoz } from '../experiments/cozInstall';
 import { Diagnosis, checkBeforeRun, diagnoseRun, readLineTable, resolveProgram } from '../experiments/diagnose';
 import { RunConfig, VirtualSpeedupPlan, nextStep, planVirtualSpeedup, prepareProfile } from '../experiments/runPlan';
-import { readProfileFile } from '../import';
 import { Profile } from '../model/profile';
 import * as ext from '../protocol/lspExt';
 
@@ -21,22 +20,17 @@ function failed(diagnosis: Diagnosis): { kind: 'failed'; message: string; fix: s
   return { kind: 'failed', message: diagnosis.message, fix: diagnosis.fix };
 }
 
-async function readIfThere(file: string): Promise<Profile | undefined> {
-  try {
-    return await readProfileFile(file);
-  } catch {
-    return undefined; // no profile yet: the first run has not written one
-  }
-}
-
 export class VirtualSpeedups {
   private readonly sessions = new Map<string, Session>();
   private nextId = 1;
 
   constructor(
     private readonly workspaceRoot: () => string | undefined,
-    /** Loads the profile into the store, so lenses and hovers follow the experiments. */
-    private readonly onProfileWritten: (file: string) => Promise<void>,
+    /**
+     * Loads the profile into the store (lenses and hovers follow the experiments) and returns
+     * it; undefined when the run wrote none.
+     */
+    private readonly loadProfile: (file: string) => Promise<Profile | undefined>,
   ) {}
 
   async start(params: ext.VirtualSpeedupStartParams, file: string): Promise<ext.VirtualSpeedupStartResult> {
@@ -70,8 +64,7 @@ export class VirtualSpeedups {
     const session = this.sessions.get(params.session);
     if (!session) return { kind: 'failed', message: `virtual-speedup session ${params.session} is unknown (the server restarted?)`, fix: 'Start it again.' };
     const { plan } = session;
-    const profile = await readIfThere(plan.profilePath);
-    if (profile) await this.onProfileWritten(plan.profilePath);
+    const profile = await this.loadProfile(plan.profilePath);
     const diagnosis = await diagnoseRun(
       { plan, run: session.run, profile, runsBefore: session.runsInProfile },
       { exitCode: params.outcome.exitCode, signal: params.outcome.signal, stderr: params.outcome.stderr, cancelled: params.outcome.cancelled },

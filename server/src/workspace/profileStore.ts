@@ -42,14 +42,9 @@ export class ProfileStore {
   private ranked: RankedCurve[] = [];
 
   constructor(
-    private resolver: PathResolver,
+    private readonly resolver: PathResolver,
     private options: CurveOptions,
   ) {}
-
-  setResolver(resolver: PathResolver): void {
-    this.resolver = resolver;
-    this.reindex();
-  }
 
   async setOptions(options: CurveOptions): Promise<void> {
     this.options = options;

@@ -101,18 +101,23 @@ suite('virtual speedup with the real COZ', () => {
     );
   });
 
-  test('a program launched through mpirun is refused before anything runs', async () => {
-    const config = vscode.workspace.getConfiguration('causalLens');
-    const saved = config.get('run');
-    await config.update('run', { command: 'mpirun', args: ['-np', '2', '${workspaceFolder}/quick/build/virtual'], cwd: '${workspaceFolder}/quick' }, vscode.ConfigurationTarget.Workspace);
-    const started: string[] = [];
-    const listener = vscode.tasks.onDidStartTask((event) => started.push(event.execution.task.name));
-    try {
-      await vscode.commands.executeCommand('causalLens.runVirtualSpeedup', vscode.Uri.file(source).toString(), slowLine);
-    } finally {
-      listener.dispose();
-      await config.update('run', saved, vscode.ConfigurationTarget.Workspace);
-    }
-    assert.deepEqual(started, []);
-  });
+  for (const [what, run] of [
+    ['a program launched through mpirun', { command: 'mpirun', args: ['-np', '2', '${workspaceFolder}/quick/build/virtual'], cwd: '${workspaceFolder}/quick' }],
+    ['a hand-edited run setting whose args are not a list', { command: '${workspaceFolder}/quick/build/virtual', args: '60 2', cwd: '${workspaceFolder}/quick' }],
+  ] as const) {
+    test(`${what} is refused before anything runs`, async () => {
+      const config = vscode.workspace.getConfiguration('causalLens');
+      const saved = config.get('run');
+      await config.update('run', run, vscode.ConfigurationTarget.Workspace);
+      const started: string[] = [];
+      const listener = vscode.tasks.onDidStartTask((event) => started.push(event.execution.task.name));
+      try {
+        await vscode.commands.executeCommand('causalLens.runVirtualSpeedup', vscode.Uri.file(source).toString(), slowLine);
+      } finally {
+        listener.dispose();
+        await config.update('run', saved, vscode.ConfigurationTarget.Workspace);
+      }
+      assert.deepEqual(started, []);
+    });
+  }
 });
