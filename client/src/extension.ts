@@ -3,9 +3,11 @@
 
 import * as vscode from 'vscode';
 import { LineHeat, StatusParams, status } from '../../server/src/protocol/lspExt';
+import type { ToPanel } from '../../webview/src/messages';
 import { registerCommands } from './commands';
 import { affectsHighlights } from './config';
 import { HeatDecorations } from './decorations';
+import { PanelHost } from './panel';
 import { RankingTree } from './rankingTree';
 import { ServerConnection } from './serverConnection';
 import { StatusItem } from './statusBar';
@@ -19,6 +21,8 @@ export interface CausalLensApi {
   lastStatus(): StatusParams | undefined;
   /** Our own share of activation, ms: evaluating the bundle plus running activate(). */
   readonly activationMs: number;
+  /** The latest messages sent to the side panel, oldest first. */
+  panelMessages(): readonly ToPanel[];
 }
 
 /** Stamped by the bundle's banner and footer (scripts/bundle.mjs). */
@@ -34,6 +38,7 @@ export function activate(context: vscode.ExtensionContext): CausalLensApi {
   const decorations = new HeatDecorations(connection);
   const tree = new RankingTree(connection);
   const statusItem = new StatusItem();
+  const panel = new PanelHost(context.extensionUri, connection);
   let latestStatus: StatusParams | undefined;
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
@@ -51,7 +56,8 @@ export function activate(context: vscode.ExtensionContext): CausalLensApi {
     decorations,
     statusItem,
     vscode.window.registerTreeDataProvider('causalLens.ranking', tree),
-    ...registerCommands(connection, statusItem),
+    panel,
+    ...registerCommands(connection, statusItem, panel),
     vscode.window.onDidChangeVisibleTextEditors((editors) => void decorations.refresh(editors)),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (affectsHighlights(event)) void decorations.refresh();
@@ -72,6 +78,7 @@ export function activate(context: vscode.ExtensionContext): CausalLensApi {
     appliedHeat: (uri) => decorations.appliedTo(uri.toString()),
     lastStatus: () => latestStatus,
     activationMs: bundleMs + (performance.now() - activateStart),
+    panelMessages: () => panel.sent,
   };
 }
 

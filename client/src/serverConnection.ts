@@ -23,9 +23,10 @@ export class ServerConnection implements vscode.Disposable {
     return this.client;
   }
 
-  async request<P, R>(type: Request<P, R>, params: P): Promise<R> {
+  /** Cancelling `token` sends $/cancelRequest; the server stops the work. */
+  async request<P, R>(type: Request<P, R>, params: P, token?: vscode.CancellationToken): Promise<R> {
     const client = await this.start();
-    return (await client.sendRequest(type.method, params)) as R;
+    return (await client.sendRequest(type.method, params, token)) as R;
   }
 
   async showOutput(): Promise<void> {

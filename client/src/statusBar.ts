@@ -13,6 +13,8 @@ const ICONS: Record<StatusParams['state'], string> = {
 
 export class StatusItem implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('causalLens.status', vscode.StatusBarAlignment.Left, 10);
+  /** Beside it: the panel (what-if, causal curves, scaling). */
+  private readonly panelItem = vscode.window.createStatusBarItem('causalLens.panel', vscode.StatusBarAlignment.Left, 9);
   private last: StatusParams | undefined;
   private running: string | undefined;
 
@@ -20,6 +22,11 @@ export class StatusItem implements vscode.Disposable {
     this.item.name = 'Causal Lens';
     this.show({ state: 'idle', profiles: 0, experiments: 0, curves: 0, problems: 0, detail: 'Starting…' });
     this.item.show();
+    this.panelItem.name = 'Causal Lens Panel';
+    this.panelItem.text = '$(graph)';
+    this.panelItem.tooltip = 'Causal Lens: open the what-if, causal-curve and scaling panel';
+    this.panelItem.command = 'causalLens.openPanel';
+    this.panelItem.show();
   }
 
   /** While a virtual speedup runs, the item says so; `undefined` when it ends. */
@@ -51,5 +58,6 @@ export class StatusItem implements vscode.Disposable {
 
   dispose(): void {
     this.item.dispose();
+    this.panelItem.dispose();
   }
 }

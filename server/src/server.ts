@@ -27,11 +27,14 @@ import { PathMapping, PathResolver } from './workspace/pathResolver';
 import { LineFacts, ProfileStore } from './workspace/profileStore';
 import { profileMatcher, scanWorkspace } from './workspace/scan';
 import { fileHeat, hoverMarkdown, leadingCurve, lensTitle } from './lsp/views';
+import { panelCurves, workspaceEntries } from './lsp/panelViews';
 import { VirtualSpeedups } from './lsp/virtualSpeedup';
 import { FunctionSpan, findFunctionsIn, sourceFamily } from './lsp/functionHeaders';
 
 interface Settings {
   profileGlobs: string[];
+  whatIf: { traceGlobs: string[] };
+  scaling: { csvGlobs: string[] };
   minPoints: number;
   pathMappings: Record<string, string>;
   highlights: { minShare: number };
@@ -39,6 +42,8 @@ interface Settings {
 
 const DEFAULT_SETTINGS: Settings = {
   profileGlobs: ['**/profile.coz', '**/profile.jsonl', '**/*.coz'],
+  whatIf: { traceGlobs: ['**/*.otf2'] },
+  scaling: { csvGlobs: ['**/*.scaling.csv', '**/scaling/**/*.csv'] },
   minPoints: DEFAULT_CURVE_OPTIONS.minPoints,
   pathMappings: {},
   highlights: { minShare: 0.005 },
@@ -84,6 +89,8 @@ async function readSettings(): Promise<Settings> {
   const raw = (await connection.workspace.getConfiguration('causalLens')) as Partial<Settings> | null;
   return {
     profileGlobs: Array.isArray(raw?.profileGlobs) ? raw!.profileGlobs : DEFAULT_SETTINGS.profileGlobs,
+    whatIf: { traceGlobs: Array.isArray(raw?.whatIf?.traceGlobs) ? raw!.whatIf!.traceGlobs : DEFAULT_SETTINGS.whatIf.traceGlobs },
+    scaling: { csvGlobs: Array.isArray(raw?.scaling?.csvGlobs) ? raw!.scaling!.csvGlobs : DEFAULT_SETTINGS.scaling.csvGlobs },
     minPoints: typeof raw?.minPoints === 'number' ? raw.minPoints : DEFAULT_SETTINGS.minPoints,
     pathMappings: raw?.pathMappings && typeof raw.pathMappings === 'object' ? raw.pathMappings : {},
     highlights: { minShare: typeof raw?.highlights?.minShare === 'number' ? raw.highlights.minShare : DEFAULT_SETTINGS.highlights.minShare },
@@ -161,7 +168,7 @@ async function reloadWorkspace(): Promise<void> {
   await watchProfiles(settings.profileGlobs);
   store = new ProfileStore(new PathResolver(roots, scan.files, expandMappings(settings.pathMappings)), curveOptions());
   problemsByProfile = new Map();
-  for (const file of scan.profiles) await loadOne(file);
+  for (const file of scan.matching) await loadOne(file);
   sendStatus('loaded');
 }
 
@@ -376,6 +383,18 @@ handle(ext.hotLine, (params) => {
       ? hot.find(after) ?? hot[0]
       : [...hot].reverse().find(before) ?? hot[hot.length - 1];
   return { uri: toUri(target.file), line: target.line - 1 };
+});
+
+handle(ext.whatIfOptions, async () => ({
+  traces: await workspaceEntries(roots, settings.whatIf.traceGlobs),
+  networks: [],
+}));
+
+handle(ext.scalingFiles, async () => ({ files: await workspaceEntries(roots, settings.scaling.csvGlobs) }));
+
+handle(ext.lineCurves, (params) => {
+  const file = toPath(params.uri) ?? params.uri;
+  return panelCurves(params.uri, store.linesOf(file)?.get(params.line + 1), params.line, file);
 });
 
 connection.listen();

@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BrowserContext, Locator, Page } from 'playwright-core';
+import { BrowserContext, FrameLocator, Locator, Page } from 'playwright-core';
 import {
   CodeServer,
   installExtensionUnderTest,
@@ -149,6 +149,15 @@ export class Workbench {
   /** The visible lines of the active editor that carry an extension decoration, by line number. */
   lineDecorations(): Promise<LineDecoration[]> {
     return this.activeEditor.evaluate(collectLineDecorations);
+  }
+
+  /**
+   * The content of the (only) visible webview: two nested iframes deep (the workbench's
+   * `iframe.webview.ready`, then the `#active-frame` holding the extension's HTML). Webviews are
+   * overlaid on the workbench, not inside the editor group that shows their tab.
+   */
+  webview(): FrameLocator {
+    return this.page.locator('iframe.webview.ready').first().contentFrame().locator('#active-frame').contentFrame();
   }
 
   /** Saves a screenshot of the page as test-results/e2e-<name>.png and returns its path. */

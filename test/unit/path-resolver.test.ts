@@ -54,7 +54,7 @@ test('files outside the workspace are never opened unless a mapping leads there'
 
 test('the workspace scan finds profiles by the configured globs', async () => {
   const ws = tree(['a/profile.coz', 'b/run.coz', 'c/profile.jsonl', 'c/notes.txt']);
-  const { profiles } = await scanWorkspace([ws], ['**/profile.coz', '**/profile.jsonl']);
+  const { matching: profiles } = await scanWorkspace([ws], ['**/profile.coz', '**/profile.jsonl']);
   assert.deepEqual(profiles.map((p) => path.relative(ws, p)).sort(), ['a/profile.coz', 'c/profile.jsonl']);
   fs.rmSync(ws, { recursive: true, force: true });
 });

@@ -176,3 +176,143 @@ export interface VirtualSpeedupNextParams {
 
 /** After each run: reads the profile, explains a failure, or says what to run next. */
 export const virtualSpeedupNext = request<VirtualSpeedupNextParams, VirtualSpeedupStep>('causalLens/virtualSpeedup/next');
+
+// ---- The side panel (webview/): what-if predictions, causal curves, scaling fits ----
+
+/** An OTF2 trace archive found in the workspace (its anchor file). */
+export interface TraceEntry {
+  /** Absolute path of the `.otf2` anchor file. */
+  path: string;
+  /** Workspace-relative label. */
+  label: string;
+  /** From the trace's definitions, when they could be read. */
+  ranks?: number;
+}
+
+/** A network the what-if tab can choose: a preset, or a calibration table in the workspace. */
+export interface NetworkEntry {
+  /** What `whatIf` takes: a preset name, or an absolute path to a calibration JSON. */
+  id: string;
+  label: string;
+  description: string;
+}
+
+export interface WhatIfOptionsResult {
+  traces: TraceEntry[];
+  networks: NetworkEntry[];
+}
+
+/** The workspace's traces and the networks to predict for. */
+export const whatIfOptions = request<void, WhatIfOptionsResult>('causalLens/whatIf/options');
+
+/** One scenario: where ranks run and over which network; absent parts keep the traced configuration. */
+export interface WhatIfScenarioSpec {
+  /** The trace's ranks spread over this many nodes (block, or cyclic), or undefined for the traced placement. */
+  nodes?: number;
+  cyclic?: boolean;
+  /** An explicit rank→node map (node index per rank); wins over `placement`. */
+  map?: number[];
+  /** A NetworkEntry id, or a custom latency/bandwidth network. */
+  network?: string | { latencySeconds: number; bandwidthBytesPerSecond: number };
+}
+
+export interface WhatIfParams {
+  /** Absolute path of the trace's anchor file. */
+  trace: string;
+  scenarios: WhatIfScenarioSpec[];
+  coresPerNode?: number;
+  /** Correlates `whatIfProgress` notifications with this request. */
+  progressId: string;
+}
+
+export interface WhatIfScenarioResult {
+  placement: string;
+  network: string;
+  predictedSeconds: number;
+  perRank: { rank: number; finishSeconds: number }[];
+  criticalPath: { computeSeconds: number; commSeconds: number; waitSeconds: number };
+}
+
+export type WhatIfResult =
+  | { ok: true; measuredSeconds: number; scenarios: WhatIfScenarioResult[] }
+  | { ok: false; message: string };
+
+/** Predicts each scenario from one trace (PEM); cancellable with the request. */
+export const whatIf = request<WhatIfParams, WhatIfResult>('causalLens/whatIf');
+
+export interface WhatIfProgressParams {
+  progressId: string;
+  /** 0..1 of the trace's events processed. */
+  fraction: number;
+  message: string;
+}
+
+/** Sent while a `whatIf` request runs. */
+export const whatIfProgress = notification<WhatIfProgressParams>('causalLens/whatIf/progress');
+
+export interface CurveParams {
+  uri: string;
+  /** 0-based line. */
+  line: number;
+}
+
+export interface PanelCurvePoint {
+  x: number;
+  y: number;
+  low: number | null;
+  high: number | null;
+  experiments: number;
+}
+
+export interface PanelCurve {
+  progressPoint: string;
+  profile: string;
+  /** A claim when there is a curve, or why there is none yet. */
+  summary: string;
+  points: PanelCurvePoint[];
+}
+
+export interface CurveResult {
+  uri: string;
+  line: number;
+  label: string;
+  curves: PanelCurve[];
+}
+
+/** The causal curves of one source line, for the panel's chart. */
+export const lineCurves = request<CurveParams, CurveResult>('causalLens/lineCurves');
+
+export interface ScalingFilesResult {
+  /** Absolute paths of the workspace's scaling CSVs. */
+  files: { path: string; label: string }[];
+}
+
+export const scalingFiles = request<void, ScalingFilesResult>('causalLens/scaling/files');
+
+export interface FitParams {
+  /** Absolute path of a scaling CSV (x, y[, component]). */
+  csv: string;
+  /** Where to extrapolate; the chart also gets a dense curve up to the largest. */
+  predictAt: number[];
+}
+
+export interface FitComponent {
+  component: string;
+  model: string;
+  points: { x: number; y: number }[];
+}
+
+export type FitResult =
+  | {
+      ok: true;
+      model: string;
+      components: FitComponent[];
+      /** The summed model on a dense grid from the smallest x to the largest asked for. */
+      curve: { x: number; y: number; low: number; high: number }[];
+      predictions: { x: number; y: number; low: number; high: number }[];
+      problems: string[];
+    }
+  | { ok: false; message: string };
+
+/** Fits the scaling model of a CSV (seed 003) and extrapolates. */
+export const fitScaling = request<FitParams, FitResult>('causalLens/scaling/fit');

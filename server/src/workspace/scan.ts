@@ -1,5 +1,6 @@
 // Walks the workspace folders once: every file goes into the path index that maps profile
-// paths to sources, and files matching the profile globs are loaded as profiles.
+// paths to sources, and the files matching the given globs (profiles, traces, run tables)
+// are picked out.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -10,19 +11,20 @@ const SKIPPED_DIRS = new Set(['node_modules', '.git', '.hg', '.svn']);
 
 export interface WorkspaceScan {
   files: string[];
-  profiles: string[];
+  /** The files matching the globs (matched workspace-relative), as absolute paths. */
+  matching: string[];
   /** True when the walk stopped at the file limit; suffix matching is then partial. */
   truncated: boolean;
 }
 
 export async function scanWorkspace(
   roots: readonly string[],
-  profileGlobs: readonly string[],
+  globs: readonly string[],
   maxFiles = 200_000,
 ): Promise<WorkspaceScan> {
-  const isProfile = picomatch(profileGlobs as string[], { dot: false });
+  const matches = picomatch(globs as string[], { dot: false });
   const files: string[] = [];
-  const profiles: string[] = [];
+  const matching: string[] = [];
   let truncated = false;
   for (const root of roots) {
     const pending = [root];
@@ -44,12 +46,12 @@ export async function scanWorkspace(
             break;
           }
           files.push(full);
-          if (isProfile(path.relative(root, full).split(path.sep).join('/'))) profiles.push(full);
+          if (matches(path.relative(root, full).split(path.sep).join('/'))) matching.push(full);
         }
       }
     }
   }
-  return { files, profiles, truncated };
+  return { files, matching, truncated };
 }
 
 /** The same glob test, for files reported by the client's watcher. */

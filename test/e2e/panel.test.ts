@@ -1,0 +1,51 @@
+/**
+ * The side panel in a real VS Code: opened from the palette, its Causal tab follows the
+ * editor's cursor and shows the same curve the server modules compute for that line; the
+ * webview loads under its content security policy without a single violation.
+ *
+ *   . scripts/tools-env.sh && node --test out/test/e2e/panel.test.js
+ */
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { claimText, impactText } from '../../server/src/causal/claims';
+import { compareCurves, computeCurves } from '../../server/src/causal/curves';
+import { readProfileFile } from '../../server/src/import';
+import { repoRoot } from '../vscode/codeServer';
+import { withWorkbench } from './workbench';
+
+const SAMPLES = path.join(repoRoot, 'samples');
+const PANEL_COMMAND = 'Causal Lens: Open What-if and Scaling Panel';
+
+test('the panel opens from the palette; its Causal tab shows the curve of the line under the cursor', { timeout: 300_000 }, async (t) => {
+  const profile = await readProfileFile(path.join(SAMPLES, 'pipeline', 'profile.coz'));
+  const curves = computeCurves(profile)
+    .filter((c) => c.status.kind === 'curve' && c.target.kind === 'line' && path.basename(c.target.path) === 'pipeline.c')
+    .sort(compareCurves);
+  const best = curves[0];
+  assert.ok(best && best.target.kind === 'line', 'the sample profile has a curve on pipeline.c');
+  const line = best.target.line;
+
+  await withWorkbench(SAMPLES, 'panel-causal', async (workbench) => {
+    const cspViolations: string[] = [];
+    workbench.page.on('console', (message) => {
+      if (/Content Security Policy|Refused to/i.test(message.text())) cspViolations.push(message.text());
+    });
+    await workbench.openFile('pipeline.c');
+    await workbench.waitForLens(/^Causal: /);
+    await workbench.goToLine(line);
+    await workbench.runCommand(PANEL_COMMAND);
+    const panel = workbench.webview();
+    await panel.locator('vscode-tab-header[data-tab="causal"]').click();
+    const heading = panel.locator('#causal-line');
+    await heading.filter({ hasText: `pipeline.c:${line}` }).waitFor({ timeout: 60_000 });
+    const summary = await panel.locator('#causal-summary').innerText();
+    assert.ok(
+      summary.includes(`${best.progressPoint}: ${claimText(best)} · ${impactText(best)}`),
+      `the panel's summary "${summary}" carries the server's claim for line ${line}`,
+    );
+    assert.ok(await panel.locator('#causal-chart').isVisible(), 'the curve is drawn');
+    t.diagnostic(`screenshot: ${await workbench.screenshot('panel-causal')}`);
+    assert.deepEqual(cspViolations, [], 'no content-security-policy violations in the panel');
+  });
+});

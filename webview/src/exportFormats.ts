@@ -1,0 +1,18 @@
+// What the Export buttons write: one row per scenario, then one per (scenario, rank).
+
+import type { WhatIfResult } from '../../server/src/protocol/lspExt';
+
+function csvField(value: string | number): string {
+  const text = String(value);
+  return /[",\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+export function scenariosCsv(result: Extract<WhatIfResult, { ok: true }>): string {
+  const lines = [['placement', 'network', 'rank', 'predicted_s', 'measured_s', 'compute_s', 'comm_s', 'wait_s'].join(',')];
+  for (const s of result.scenarios) {
+    const path = s.criticalPath;
+    lines.push([s.placement, s.network, 'all', s.predictedSeconds, result.measuredSeconds, path.computeSeconds, path.commSeconds, path.waitSeconds].map(csvField).join(','));
+    for (const rank of s.perRank) lines.push([s.placement, s.network, rank.rank, rank.finishSeconds, '', '', '', ''].map(csvField).join(','));
+  }
+  return lines.join('\n') + '\n';
+}
