@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import * as ext from '../../server/src/protocol/lspExt';
 import { ServerConnection } from './serverConnection';
 import { PanelHost } from './panel';
+import { recordTrace } from './recordTrace';
 import { StatusItem } from './statusBar';
 import { runVirtualSpeedup } from './virtualSpeedup';
 import { highlightsEnabled, setHighlightsEnabled } from './config';
@@ -53,8 +54,9 @@ function speedupTarget(first?: unknown, line?: unknown): { uri: string | vscode.
 
 const PANEL_TABS = new Set(['whatif', 'causal', 'scaling']);
 
-export function registerCommands(server: ServerConnection, status: StatusItem, panel: PanelHost): vscode.Disposable[] {
+export function registerCommands(server: ServerConnection, status: StatusItem, panel: PanelHost, cliPath: string): vscode.Disposable[] {
   return [
+    vscode.commands.registerCommand('causalLens.recordTrace', () => recordTrace(cliPath, panel)),
     vscode.commands.registerCommand('causalLens.openPanel', (tab?: unknown) =>
       panel.show(typeof tab === 'string' && PANEL_TABS.has(tab) ? (tab as 'whatif' | 'causal' | 'scaling') : undefined),
     ),

@@ -57,7 +57,7 @@ export function activate(context: vscode.ExtensionContext): CausalLensApi {
     statusItem,
     vscode.window.registerTreeDataProvider('causalLens.ranking', tree),
     panel,
-    ...registerCommands(connection, statusItem, panel),
+    ...registerCommands(connection, statusItem, panel, context.asAbsolutePath('dist/cli.js')),
     vscode.window.onDidChangeVisibleTextEditors((editors) => void decorations.refresh(editors)),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (affectsHighlights(event)) void decorations.refresh();

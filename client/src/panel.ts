@@ -109,6 +109,11 @@ export class PanelHost implements vscode.Disposable {
     }
   }
 
+  /** New traces or tables in the workspace: the panel's lists follow. */
+  refreshOptions(): void {
+    if (this.panel) void this.sendOptions().catch(() => undefined);
+  }
+
   private async sendOptions(): Promise<void> {
     const [options, scaling] = await Promise.all([this.server.request(ext.whatIfOptions, undefined), this.server.request(ext.scalingFiles, undefined)]);
     this.post({ type: 'options', traces: options.traces, networks: options.networks, scalingFiles: scaling.files });
