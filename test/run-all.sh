@@ -15,6 +15,7 @@ if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json
   npm ci --no-audit --no-fund || { echo "npm ci failed"; exit 1; }
 fi
 npm run build || { echo "build failed"; exit 1; }
+bash scripts/build-mpi.sh || { echo "build-mpi failed"; exit 1; }
 
 passed=0
 failed=0
