@@ -1,5 +1,7 @@
-// Draws what the server computed: hot-line backgrounds by heat, overview-ruler marks and
-// the one-line causal claim after the line. Colors come from contributes.colors.
+// Draws what the server computed: hot-line backgrounds by heat (warm colours for time on the
+// CPU, cool ones for lines whose sampled time is mostly off it: I/O, locks, waiting for a CPU),
+// overview-ruler marks and the one-line annotation after the line. Colors come from
+// contributes.colors.
 
 import * as vscode from 'vscode';
 import { LineHeat, fileHeat } from '../../server/src/protocol/lspExt';
@@ -11,25 +13,36 @@ interface Shade {
   type: vscode.TextEditorDecorationType;
 }
 
-function shade(minHeat: number, background: string): Shade {
+function shade(minHeat: number, background: string, ruler: string): Shade {
   return {
     minHeat,
     type: vscode.window.createTextEditorDecorationType({
       isWholeLine: true,
       backgroundColor: new vscode.ThemeColor(background),
-      overviewRulerColor: new vscode.ThemeColor('causalLens.hotLineRuler'),
+      overviewRulerColor: new vscode.ThemeColor(ruler),
       overviewRulerLane: vscode.OverviewRulerLane.Right,
     }),
   };
 }
 
+/** Hottest first: a line takes the first shade its heat reaches. */
+function shadeFamily(hot: string, warm: string, cool: string, ruler: string): Shade[] {
+  return [shade(0.66, hot, ruler), shade(0.33, warm, ruler), shade(Number.MIN_VALUE, cool, ruler)];
+}
+
 export class HeatDecorations implements vscode.Disposable {
-  // Hottest first: a line takes the first shade its heat reaches.
-  private readonly shades: Shade[] = [
-    shade(0.66, 'causalLens.hotLineBackground'),
-    shade(0.33, 'causalLens.warmLineBackground'),
-    shade(Number.MIN_VALUE, 'causalLens.coolLineBackground'),
-  ];
+  private readonly onCpuShades = shadeFamily(
+    'causalLens.hotLineBackground',
+    'causalLens.warmLineBackground',
+    'causalLens.coolLineBackground',
+    'causalLens.hotLineRuler',
+  );
+  private readonly offCpuShades = shadeFamily(
+    'causalLens.offCpuHotLineBackground',
+    'causalLens.offCpuWarmLineBackground',
+    'causalLens.offCpuCoolLineBackground',
+    'causalLens.offCpuLineRuler',
+  );
   /** Lines with a claim but too few samples to shade still get their annotation. */
   private readonly annotationOnly = vscode.window.createTextEditorDecorationType({});
   private readonly applied = new Map<string, LineHeat[]>();
@@ -60,10 +73,12 @@ export class HeatDecorations implements vscode.Disposable {
     }
     if (generation !== this.generation) return;
     const byType = new Map<vscode.TextEditorDecorationType, vscode.DecorationOptions[]>();
-    for (const type of [...this.shades.map((s) => s.type), this.annotationOnly]) byType.set(type, []);
+    for (const type of [...this.onCpuShades, ...this.offCpuShades].map((s) => s.type)) byType.set(type, []);
+    byType.set(this.annotationOnly, []);
     for (const line of lines) {
       if (line.line >= editor.document.lineCount) continue;
-      const type = this.shades.find((s) => line.heat >= s.minHeat)?.type ?? this.annotationOnly;
+      const family = (line.offCpu ?? 0) > 0.5 ? this.offCpuShades : this.onCpuShades;
+      const type = family.find((s) => line.heat >= s.minHeat)?.type ?? this.annotationOnly;
       const range = editor.document.lineAt(line.line).range;
       byType.get(type)!.push({
         range,
@@ -78,7 +93,7 @@ export class HeatDecorations implements vscode.Disposable {
   }
 
   dispose(): void {
-    for (const s of this.shades) s.type.dispose();
+    for (const s of [...this.onCpuShades, ...this.offCpuShades]) s.type.dispose();
     this.annotationOnly.dispose();
   }
 }

@@ -9,6 +9,7 @@ import { affectsHighlights } from './config';
 import { HeatDecorations } from './decorations';
 import { PanelHost } from './panel';
 import { RankingTree } from './rankingTree';
+import { SampledTree } from './sampledTree';
 import { ServerConnection } from './serverConnection';
 import { StatusItem } from './statusBar';
 
@@ -37,6 +38,7 @@ export function activate(context: vscode.ExtensionContext): CausalLensApi {
   const connection = server;
   const decorations = new HeatDecorations(connection);
   const tree = new RankingTree(connection);
+  const sampled = new SampledTree(connection);
   const statusItem = new StatusItem();
   const panel = new PanelHost(context.extensionUri, connection);
   let latestStatus: StatusParams | undefined;
@@ -47,6 +49,7 @@ export function activate(context: vscode.ExtensionContext): CausalLensApi {
     latestStatus = params;
     statusItem.show(params);
     tree.refresh();
+    sampled.refresh();
     void decorations.refresh().then(() => {
       if (params.state === 'loaded' || params.state === 'error') markReady();
     });
@@ -56,6 +59,7 @@ export function activate(context: vscode.ExtensionContext): CausalLensApi {
     decorations,
     statusItem,
     vscode.window.registerTreeDataProvider('causalLens.ranking', tree),
+    vscode.window.registerTreeDataProvider('causalLens.sampled', sampled),
     panel,
     ...registerCommands(connection, statusItem, panel, context.asAbsolutePath('dist/cli.js')),
     vscode.window.onDidChangeVisibleTextEditors((editors) => void decorations.refresh(editors)),

@@ -28,6 +28,8 @@ import { LineFacts, ProfileStore } from './workspace/profileStore';
 import { profileMatcher, scanWorkspace } from './workspace/scan';
 import { fileHeat, hoverMarkdown, leadingCurve, lensTitle } from './lsp/views';
 import { panelCurves, workspaceEntries } from './lsp/panelViews';
+import { sampledClassRows } from './lsp/sampleViews';
+import { totalMs } from './samples/attribution';
 import { VirtualSpeedups } from './lsp/virtualSpeedup';
 import { FunctionSpan, findFunctionsIn, sourceFamily } from './lsp/functionHeaders';
 
@@ -391,6 +393,15 @@ handle(ext.whatIfOptions, async () => ({
 }));
 
 handle(ext.scalingFiles, async () => ({ files: await workspaceEntries(roots, settings.scaling.csvGlobs) }));
+
+handle(ext.sampledTree, () => ({
+  profiles: store.sampledProfiles().map(({ profile, attribution }) => ({
+    profile,
+    label: path.basename(profile),
+    totalMs: totalMs(attribution.total),
+    classes: sampledClassRows(attribution, (source) => store.resolveSource(source, profile), toUri),
+  })),
+}));
 
 handle(ext.lineCurves, (params) => {
   const file = toPath(params.uri) ?? params.uri;

@@ -6,6 +6,7 @@ import { claimText, curveTable, impactText, percent } from '../causal/claims';
 import { CausalCurve, compareCurves } from '../causal/curves';
 import { LineHeat } from '../protocol/lspExt';
 import { LineCurve, LineFacts } from '../workspace/profileStore';
+import { leadingSampled, offCpuFraction, sampledHoverSection, sampledSummary } from './sampleViews';
 
 /** The curve a line is summarised by: its best-ranked one over profiles and progress points. */
 export function leadingCurve(facts: LineFacts): LineCurve | undefined {
@@ -40,14 +41,15 @@ function curveSection(entry: LineCurve, showProfile: boolean): string {
 }
 
 export function hoverMarkdown(facts: LineFacts): string | undefined {
-  if (facts.curves.length === 0 && facts.samples === 0) return undefined;
+  if (facts.curves.length === 0 && facts.samples === 0 && facts.sampled.length === 0) return undefined;
   const parts = [`**Causal Lens** · line ${facts.line}`];
   if (facts.samples > 0) parts.push(`${percent(facts.share).replace('+', '')} of samples (${facts.samples})`);
   const profiles = new Set(facts.curves.map((c) => c.profile));
   const sections = [...facts.curves]
     .sort((a, b) => compareCurves(a.curve, b.curve))
     .map((entry) => curveSection(entry, profiles.size > 1));
-  if (sections.length === 0) sections.push('No causal experiments on this line yet.');
+  if (sections.length === 0 && facts.sampled.length === 0) sections.push('No causal experiments on this line yet.');
+  for (const entry of facts.sampled) sections.push(sampledHoverSection(entry, path.basename(entry.profile)));
   return [parts.join(' · '), ...sections].join('\n\n---\n\n');
 }
 
@@ -62,9 +64,21 @@ export function fileHeat(lines: Iterable<LineFacts>, minShare: number): LineHeat
       share: facts.share,
       heat: hottest > 0 && facts.share >= minShare ? facts.share / hottest : 0,
     };
+    const texts: string[] = [];
+    const tooltips: string[] = [];
     if (lead && lead.curve.status.kind === 'curve') {
-      heat.annotation = claimText(lead.curve);
-      heat.annotationTooltip = `${impactText(lead.curve)} · progress point ${lead.curve.progressPoint}`;
+      texts.push(claimText(lead.curve));
+      tooltips.push(`${impactText(lead.curve)} · progress point ${lead.curve.progressPoint}`);
+    }
+    const sampled = leadingSampled(facts.sampled);
+    if (sampled) {
+      heat.offCpu = offCpuFraction(sampled);
+      texts.push(sampledSummary(sampled));
+      tooltips.push(`share of all sampled time in ${path.basename(sampled.profile)}, then the off-CPU classes`);
+    }
+    if (texts.length > 0) {
+      heat.annotation = texts.join(' · ');
+      heat.annotationTooltip = tooltips.join('\n');
     }
     return heat;
   });

@@ -35,6 +35,8 @@ export interface LineHeat {
   share: number;
   /** 0..1, the share relative to the hottest line shown: picks the shade. */
   heat: number;
+  /** perf/bperf lines: the fraction of the line's sampled time spent off the CPU (picks the colour family). */
+  offCpu?: number;
   /** The short annotation shown after the line, or undefined when there is nothing to claim. */
   annotation?: string;
   /** One-line explanation shown when hovering the annotation. */
@@ -316,3 +318,39 @@ export type FitResult =
 
 /** Fits the scaling model of a CSV (seed 003) and extrapolates. */
 export const fitScaling = request<FitParams, FitResult>('causalLens/scaling/fit');
+
+// ---- Sampled time (perf, bperf): the "Sampled Time" tree, grouped as bperf report groups it ----
+
+export interface SampledLineRow {
+  /** Short label, e.g. `blocking.c:42`. */
+  label: string;
+  uri?: string;
+  /** 0-based. */
+  line?: number;
+  ms: number;
+  /** Share of the profile's sampled time. */
+  share: number;
+}
+
+export interface SampledThreadRow {
+  thread: string;
+  ms: number;
+  share: number;
+  lines: SampledLineRow[];
+}
+
+export interface SampledClassRow {
+  /** `onCpu`, `io`, `sync`, `sched` or `other`. */
+  cls: string;
+  label: string;
+  ms: number;
+  share: number;
+  threads: SampledThreadRow[];
+}
+
+export interface SampledTreeResult {
+  profiles: { profile: string; label: string; totalMs: number; classes: SampledClassRow[] }[];
+}
+
+/** Sampled time of every loaded perf/bperf profile by class, then thread, then line. */
+export const sampledTree = request<void, SampledTreeResult>('causalLens/sampledTree');

@@ -6,11 +6,22 @@ import * as path from 'node:path';
 import { CausalCurve, CurveOptions, compareCurves, computeCurvesInSlices } from '../causal/curves';
 import { readProfileFile } from '../import';
 import { Profile, splitLocation, totalSamples } from '../model/profile';
+import { Attribution, LineSamples, attributeSamples, totalMs } from '../samples/attribution';
 import { PathResolver, Resolution } from './pathResolver';
 
 export interface LoadedProfile {
   profile: Profile;
   curves: CausalCurve[];
+  /** perf/bperf profiles: sampled time on the workspace's lines (paths as the profile names them). */
+  attribution?: Attribution;
+}
+
+/** A line's sampled time (perf, bperf), with the profile's total for shares. */
+export interface LineSampled {
+  samples: LineSamples;
+  attribution: Attribution;
+  profileTotalMs: number;
+  profile: string;
 }
 
 export interface LineCurve {
@@ -26,6 +37,7 @@ export interface LineFacts {
   share: number;
   samples: number;
   curves: LineCurve[];
+  sampled: LineSampled[];
 }
 
 export interface RankedCurve {
@@ -57,7 +69,12 @@ export class ProfileStore {
     const generation = (this.loadGenerations.get(file) ?? 0) + 1;
     this.loadGenerations.set(file, generation);
     const profile = await readProfileFile(file);
-    const entry = { profile, curves: await computeCurvesInSlices(profile, this.options) };
+    const entry: LoadedProfile = { profile, curves: await computeCurvesInSlices(profile, this.options) };
+    if (profile.samples) {
+      const nearDir = path.dirname(profile.source);
+      // As COZ attributes: to the innermost frame whose source maps into the workspace.
+      entry.attribution = attributeSamples(profile.samples, (source) => 'file' in this.resolver.resolve(source, nearDir));
+    }
     if (this.loadGenerations.get(file) === generation) {
       this.loaded.set(profile.source, entry);
       this.reindex();
@@ -100,12 +117,13 @@ export class ProfileStore {
       let lines = byFile.get(file);
       if (!lines) byFile.set(file, (lines = new Map()));
       let facts = lines.get(line);
-      if (!facts) lines.set(line, (facts = { file, line, share: 0, samples: 0, curves: [] }));
+      if (!facts) lines.set(line, (facts = { file, line, share: 0, samples: 0, curves: [], sampled: [] }));
       return facts;
     };
     const ranked: RankedCurve[] = [];
-    for (const { profile, curves } of this.loaded.values()) {
+    for (const { profile, curves, attribution } of this.loaded.values()) {
       const nearDir = path.dirname(profile.source);
+      if (attribution) this.indexSamples(attribution, profile.source, nearDir, factsAt);
       const samples = totalSamples(profile);
       let total = 0;
       for (const count of samples.values()) total += count;
@@ -128,6 +146,29 @@ export class ProfileStore {
     }
     this.byFile = byFile;
     this.ranked = ranked.sort((a, b) => compareCurves(a.curve, b.curve));
+  }
+
+  private indexSamples(attribution: Attribution, source: string, nearDir: string, factsAt: (file: string, line: number) => LineFacts): void {
+    const profileTotalMs = totalMs(attribution.total);
+    for (const samples of attribution.lines) {
+      const resolution = this.resolver.resolve(samples.file, nearDir);
+      if (!('file' in resolution) || samples.line <= 0) continue;
+      const facts = factsAt(resolution.file, samples.line);
+      const lineMs = totalMs(samples.ms);
+      facts.sampled.push({ samples, attribution, profileTotalMs, profile: source });
+      facts.share = Math.max(facts.share, profileTotalMs > 0 ? lineMs / profileTotalMs : 0);
+    }
+  }
+
+  /** Sampled time by class, thread and line over every loaded perf/bperf profile, for the tree. */
+  sampledProfiles(): { profile: string; attribution: Attribution }[] {
+    return [...this.loaded.values()].filter((l) => l.attribution).map((l) => ({ profile: l.profile.source, attribution: l.attribution! }));
+  }
+
+  /** The workspace file a profile's source path maps to. */
+  resolveSource(source: string, profile: string): string | undefined {
+    const resolution = this.resolver.resolve(source, path.dirname(profile));
+    return 'file' in resolution ? resolution.file : undefined;
   }
 
   private locate(location: string, nearDir: string): { file: string; line: number } | undefined {

@@ -1,0 +1,101 @@
+// Words for sampled time (perf, bperf) on a line: the after-line summary
+// ("31% · I/O 12% · lock 6%"), the hover's breakdown by class and by thread with the
+// heaviest stacks, and the tree's grouping by class and thread as bperf report groups it.
+
+import * as path from 'node:path';
+import { OffCpuClass, SAMPLE_CLASSES, SampleClass } from '../model/profile';
+import { SampledClassRow, SampledThreadRow } from '../protocol/lspExt';
+import { Attribution, ClassMs, byClassAndThread, stackText, totalMs } from '../samples/attribution';
+import { LineSampled } from '../workspace/profileStore';
+
+export const CLASS_LABELS: Record<SampleClass, string> = { onCpu: 'CPU', io: 'I/O', sync: 'lock', sched: 'sched', other: 'other' };
+const OFF_CPU: readonly OffCpuClass[] = ['io', 'sync', 'sched', 'other'];
+
+function share(ms: number, of: number): string {
+  if (of <= 0) return '0%';
+  const pct = (ms / of) * 100;
+  return pct >= 10 ? `${pct.toFixed(0)}%` : `${pct.toFixed(1)}%`;
+}
+
+function formatMs(ms: number): string {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`;
+}
+
+/** The heaviest sampled profile of a line (a line can be in several perf recordings). */
+export function leadingSampled(sampled: readonly LineSampled[]): LineSampled | undefined {
+  let best: LineSampled | undefined;
+  for (const entry of sampled) {
+    if (!best || totalMs(entry.samples.ms) / entry.profileTotalMs > totalMs(best.samples.ms) / best.profileTotalMs) best = entry;
+  }
+  return best;
+}
+
+/** Fraction of the line's sampled time spent off the CPU, 0..1: picks the heat's colour family. */
+export function offCpuFraction(entry: LineSampled): number {
+  const all = totalMs(entry.samples.ms);
+  return all > 0 ? (all - entry.samples.ms.onCpu) / all : 0;
+}
+
+/** `31% · I/O 12% · lock 6%`: the line's share of all sampled time, then its off-CPU classes above 1%. */
+export function sampledSummary(entry: LineSampled): string {
+  const { ms } = entry.samples;
+  const parts = [share(totalMs(ms), entry.profileTotalMs)];
+  for (const cls of OFF_CPU) {
+    if (ms[cls] / entry.profileTotalMs >= 0.01) parts.push(`${CLASS_LABELS[cls]} ${share(ms[cls], entry.profileTotalMs)}`);
+  }
+  return parts.join(' · ');
+}
+
+function classRow(label: string, ms: ClassMs, of: number): string {
+  return `| ${label} | ${formatMs(totalMs(ms))} | ${SAMPLE_CLASSES.map((cls) => (ms[cls] > 0 ? `${formatMs(ms[cls])} (${share(ms[cls], of)})` : '')).join(' | ')} |`;
+}
+
+/** The hover section: time by class, by thread, and the heaviest stacks into the line. */
+export function sampledHoverSection(entry: LineSampled, profileName: string): string {
+  const { samples, attribution, profileTotalMs } = entry;
+  const header = `**Sampled time** · ${sampledSummary(entry)} of ${formatMs(profileTotalMs)} · ${profileName}`;
+  const table = [
+    `| | total | ${SAMPLE_CLASSES.map((cls) => CLASS_LABELS[cls]).join(' | ')} |`,
+    `|---|---:|${SAMPLE_CLASSES.map(() => '---:').join('|')}|`,
+    classRow('this line', samples.ms, profileTotalMs),
+    ...[...samples.byThread.entries()]
+      .sort((a, b) => totalMs(b[1]) - totalMs(a[1]))
+      .slice(0, 8)
+      .map(([thread, ms]) => classRow(`thread ${thread.replace(/\|/g, '\\|')}`, ms, profileTotalMs)),
+  ].join('\n');
+  const stacks = samples.stacks.map(
+    (stack, i) => `${i + 1}. ${formatMs(stack.ms)}: ${stackText(attribution, stack).slice(0, 8).map((f) => `\`${f}\``).join(' ← ')}`,
+  );
+  return [header, table, stacks.length > 0 ? `Heaviest stacks into this line (innermost first):\n\n${stacks.join('\n')}` : ''].filter((p) => p !== '').join('\n\n');
+}
+
+/** The "Sampled Time" tree of one profile: class → thread → line, heaviest first; `resolve` maps sources into the workspace. */
+export function sampledClassRows(attribution: Attribution, resolve: (source: string) => string | undefined, toUri: (file: string) => string, maxLines = 50): SampledClassRow[] {
+  const total = totalMs(attribution.total);
+  const rows: SampledClassRow[] = [];
+  for (const [cls, threads] of byClassAndThread(attribution)) {
+    const threadRows: SampledThreadRow[] = [...threads].map(([thread, lines]) => {
+      const ms = attribution.byThread.get(thread)?.[cls] ?? 0;
+      return {
+        thread,
+        ms,
+        share: total > 0 ? ms / total : 0,
+        lines: lines.slice(0, maxLines).map((entry) => {
+          const lineMs = entry.byThread.get(thread)![cls];
+          const file = resolve(entry.file);
+          return {
+            label: `${path.basename(entry.file)}:${entry.line}`,
+            uri: file ? toUri(file) : undefined,
+            line: file ? entry.line - 1 : undefined,
+            ms: lineMs,
+            share: total > 0 ? lineMs / total : 0,
+          };
+        }),
+      };
+    });
+    threadRows.sort((a, b) => b.ms - a.ms);
+    const ms = attribution.total[cls];
+    rows.push({ cls, label: CLASS_LABELS[cls], ms, share: total > 0 ? ms / total : 0, threads: threadRows });
+  }
+  return rows.sort((a, b) => b.ms - a.ms);
+}
