@@ -27,7 +27,7 @@ import { PathMapping, PathResolver } from './workspace/pathResolver';
 import { LineFacts, ProfileStore } from './workspace/profileStore';
 import { profileMatcher, scanWorkspace } from './workspace/scan';
 import { fileHeat, hoverMarkdown, leadingCurve, lensTitle } from './lsp/views';
-import { panelCurves, workspaceEntries } from './lsp/panelViews';
+import { insideRoots, panelCurves, scalingFit, workspaceEntries } from './lsp/panelViews';
 import { sampledClassRows } from './lsp/sampleViews';
 import { totalMs } from './samples/attribution';
 import { VirtualSpeedups } from './lsp/virtualSpeedup';
@@ -393,6 +393,10 @@ handle(ext.whatIfOptions, async () => ({
 }));
 
 handle(ext.scalingFiles, async () => ({ files: await workspaceEntries(roots, settings.scaling.csvGlobs) }));
+
+handle(ext.fitScaling, (params) =>
+  insideRoots(roots, params.csv) ? scalingFit(params) : { ok: false as const, message: `${params.csv} is outside the workspace` },
+);
 
 handle(ext.sampledTree, () => ({
   profiles: store.sampledProfiles().map(({ profile, attribution }) => ({

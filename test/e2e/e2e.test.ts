@@ -38,7 +38,7 @@ test(`${SAMPLE}.c: lenses on the curve lines, the claims after them, hot lines s
   const expected = await expectedClaims();
   assert.ok(expected.size >= 2, `the sample profile has curves on at least two lines of ${SAMPLE}.c`);
   await withWorkbench(SAMPLES, SAMPLE, async (workbench) => {
-    await workbench.openFile(`${SAMPLE}.c`);
+    await workbench.openFile(`${SAMPLE}/${SAMPLE}.c`);
     await workbench.waitForLens(/^Causal: /);
     for (const [line, claim] of expected) {
       await workbench.goToLine(line);
@@ -81,7 +81,7 @@ test(`${SAMPLE}.c: one click on "Run virtual speedup" builds, starts a COZ task 
       workspace,
       `${SAMPLE}-virtual-speedup`,
       async (workbench) => {
-        await workbench.openFile(`${SAMPLE}.c`);
+        await workbench.openFile(`${SAMPLE}/${SAMPLE}.c`);
         await workbench.waitForLens('Run virtual speedup');
         await workbench.goToLine(line);
         await workbench.clickLens(line, 'Run virtual speedup');

@@ -10,14 +10,17 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { claimText, impactText } from '../../server/src/causal/claims';
 import { compareCurves, computeCurves } from '../../server/src/causal/curves';
+import { fitRuns, predict } from '../../server/src/fit';
 import { readProfileFile } from '../../server/src/import';
+import { readScalingCsv } from '../../server/src/import/scalingCsv';
 import { repoRoot } from '../vscode/codeServer';
 import { withWorkbench } from './workbench';
 
 const SAMPLES = path.join(repoRoot, 'samples');
 const PANEL_COMMAND = 'Causal Lens: Open What-if and Scaling Panel';
+const SCALING_CSV = 'matmul-N.scaling.csv';
 
-test('the panel opens from the palette; its Causal tab shows the curve of the line under the cursor', { timeout: 300_000 }, async (t) => {
+test('the panel opens from the palette; the Causal tab follows the cursor, the Scaling tab fits the sample runs', { timeout: 300_000 }, async (t) => {
   const profile = await readProfileFile(path.join(SAMPLES, 'pipeline', 'profile.coz'));
   const curves = computeCurves(profile)
     .filter((c) => c.status.kind === 'curve' && c.target.kind === 'line' && path.basename(c.target.path) === 'pipeline.c')
@@ -31,7 +34,7 @@ test('the panel opens from the palette; its Causal tab shows the curve of the li
     workbench.page.on('console', (message) => {
       if (/Content Security Policy|Refused to/i.test(message.text())) cspViolations.push(message.text());
     });
-    await workbench.openFile('pipeline.c');
+    await workbench.openFile('pipeline/pipeline.c');
     await workbench.waitForLens(/^Causal: /);
     await workbench.goToLine(line);
     await workbench.runCommand(PANEL_COMMAND);
@@ -46,6 +49,22 @@ test('the panel opens from the palette; its Causal tab shows the curve of the li
     );
     assert.ok(await panel.locator('#causal-chart').isVisible(), 'the curve is drawn');
     t.diagnostic(`screenshot: ${await workbench.screenshot('panel-causal')}`);
+
+    // Scaling: fit the sample run table and extrapolate, as the CLI's module does.
+    await panel.locator('vscode-tab-header[data-tab="scaling"]').click();
+    await panel.locator('#scaling-csv').filter({ hasText: SCALING_CSV }).waitFor({ timeout: 30_000 });
+    await panel.locator('#scaling-predict input').fill('1024');
+    await panel.locator('#scaling-predict input').press('Enter');
+    await panel.locator('#scaling-fit').click();
+    const model = await panel.locator('#scaling-model').innerText({ timeout: 60_000 });
+    const table = await readScalingCsv(path.join(SAMPLES, 'scaling', SCALING_CSV));
+    const fitted = fitRuns(table.runs, { parameter: table.parameter });
+    assert.equal(model.trim(), fitted.formula, 'the panel shows the model the fit module computes');
+    const [expected] = predict(fitted, [1024]);
+    const row = await panel.locator('#scaling-predictions tbody tr').first().locator('td').allInnerTexts();
+    assert.deepEqual(row, ['1024', expected.y.toPrecision(6), expected.low.toPrecision(6), expected.high.toPrecision(6)]);
+    assert.ok(await panel.locator('#scaling-chart').isVisible(), 'the fit is drawn');
+    t.diagnostic(`screenshot: ${await workbench.screenshot('panel-scaling')}`);
     assert.deepEqual(cspViolations, [], 'no content-security-policy violations in the panel');
   });
 });

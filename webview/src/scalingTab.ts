@@ -78,13 +78,13 @@ export class ScalingTab {
       type: 'line',
       data: {
         datasets: [
-          ...result.components.map((c, i) => ({
+          {
             type: 'scatter' as const,
-            label: result.components.length > 1 ? c.component : 'runs',
-            data: c.points,
-            borderColor: seriesColor(SERIES[i % SERIES.length]),
-            backgroundColor: seriesColor(SERIES[i % SERIES.length]),
-          })),
+            label: result.components.length > 1 ? 'runs (sum of components)' : 'runs',
+            data: summedRuns(result.components),
+            borderColor: seriesColor(SERIES[0]),
+            backgroundColor: seriesColor(SERIES[0]),
+          },
           { label: 'model', data: result.curve.map((p) => ({ x: p.x, y: p.y })), borderColor: fitColor, pointRadius: 0 },
           { label: 'band high', data: result.curve.map((p) => ({ x: p.x, y: p.high })), borderWidth: 0, pointRadius: 0, fill: '+1', backgroundColor: translucent(fitColor, 0.18) },
           { label: 'band low', data: result.curve.map((p) => ({ x: p.x, y: p.low })), borderWidth: 0, pointRadius: 0 },
@@ -99,4 +99,21 @@ export class ScalingTab {
       },
     }));
   }
+}
+
+/**
+ * The model is the sum of the components' models: chart it against the runs summed the same
+ * way, each component's repetitions at one x averaged first.
+ */
+export function summedRuns(components: { points: { x: number; y: number }[] }[]): { x: number; y: number }[] {
+  const byX = new Map<number, number>();
+  for (const c of components) {
+    const reps = new Map<number, { sum: number; n: number }>();
+    for (const p of c.points) {
+      const r = reps.get(p.x) ?? { sum: 0, n: 0 };
+      reps.set(p.x, { sum: r.sum + p.y, n: r.n + 1 });
+    }
+    for (const [x, r] of reps) byX.set(x, (byX.get(x) ?? 0) + r.sum / r.n);
+  }
+  return [...byX].sort((a, b) => a[0] - b[0]).map(([x, y]) => ({ x, y }));
 }

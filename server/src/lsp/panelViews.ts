@@ -1,10 +1,13 @@
 // What the side panel shows, from the store and the workspace: a line's curves for the
-// Causal tab, and the traces, networks and run tables its other tabs pick from.
+// Causal tab, the traces, networks and run tables its other tabs pick from, and the
+// Scaling tab's fit.
 
 import * as path from 'node:path';
 import { claimText, impactText } from '../causal/claims';
 import { compareCurves } from '../causal/curves';
-import { CurveResult, PanelCurve } from '../protocol/lspExt';
+import { FitResult, fitRuns, predict } from '../fit';
+import { ScalingTable, readScalingCsv } from '../import/scalingCsv';
+import { CurveResult, FitParams, FitResult as FitPanelResult, PanelCurve } from '../protocol/lspExt';
 import { LineFacts } from '../workspace/profileStore';
 import { scanWorkspace } from '../workspace/scan';
 
@@ -31,3 +34,46 @@ export async function workspaceEntries(roots: readonly string[], globs: readonly
     return { path: file, label: root ? path.relative(root, file) : file };
   });
 }
+
+/** The panel only names files the server listed, but it is a separate origin: check anyway. */
+export function insideRoots(roots: readonly string[], file: string): boolean {
+  const absolute = path.resolve(file);
+  return roots.some((root) => absolute.startsWith(path.resolve(root) + path.sep));
+}
+
+/** The Scaling tab's fit: the model, each component's runs, a dense curve with its band, and predictions. */
+export async function scalingFit(params: FitParams): Promise<FitPanelResult> {
+  let table: ScalingTable;
+  try {
+    table = await readScalingCsv(params.csv);
+  } catch (error) {
+    return { ok: false, message: `${params.csv}: ${(error as Error).message}` };
+  }
+  const problems = table.problems.map((p) => `${path.basename(p.file)}:${p.line}: ${p.message}`);
+  if (table.runs.length === 0) return { ok: false, message: `${path.basename(params.csv)}: no runs could be read. ${problems.slice(0, 3).join(' ')}` };
+  let result: FitResult;
+  try {
+    result = fitRuns(table.runs, { parameter: table.parameter });
+  } catch (error) {
+    return { ok: false, message: `${path.basename(params.csv)}: ${(error as Error).message}` };
+  }
+  const xs = table.runs.map((r) => r.x);
+  const low = Math.min(...xs);
+  const high = Math.max(...xs, ...params.predictAt);
+  // Log-spaced: scaling runs double x, and the chart's x axis is logarithmic.
+  const grid = Array.from({ length: CURVE_POINTS }, (_, i) => low * (high / low) ** (i / (CURVE_POINTS - 1)));
+  return {
+    ok: true,
+    model: result.formula,
+    components: result.components.map((c) => ({
+      component: c.component ?? table.metric,
+      model: c.formula,
+      points: c.xs.map((x, i) => ({ x, y: c.ys[i] })),
+    })),
+    curve: predict(result, grid),
+    predictions: predict(result, params.predictAt),
+    problems,
+  };
+}
+
+const CURVE_POINTS = 120;
