@@ -1,0 +1,112 @@
+// Fuzz test for the run-table importer: mutations of the committed cachegrind tables (truncation,
+// flipped bytes, deleted/duplicated/swapped lines, garbage, huge numbers, NaN, unicode, quotes).
+// Parsing must not throw, and what comes out must be well-formed and account for every line.
+// Seeded (FUZZ_SEED replays another seed); the house style of fuzz-coz.test.ts.
+
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { mulberry32 } from '../../server/src/causal/random';
+import { parseScalingCsv } from '../../server/src/import/scalingCsv';
+import { SCALING_FIXTURES } from './fit-data';
+
+const SEED = Number(process.env.FUZZ_SEED ?? 0x5ca1e);
+const CASES = 4000;
+
+type Mutation = (text: string, random: () => number) => string;
+const pick = <T>(items: readonly T[], random: () => number): T => items[Math.floor(random() * items.length)];
+const at = (text: string, random: () => number) => Math.floor(random() * (text.length + 1));
+
+function mapLines(text: string, random: () => number, edit: (lines: string[], i: number) => void): string {
+  const lines = text.split('\n');
+  edit(lines, Math.floor(random() * lines.length));
+  return lines.join('\n');
+}
+
+function replaceNumber(text: string, random: () => number, replacement: string): string {
+  const runs = [...text.matchAll(/-?\d+(\.\d+)?/g)];
+  if (runs.length === 0) return text;
+  const run = pick(runs, random);
+  return text.slice(0, run.index) + replacement + text.slice(run.index! + run[0].length);
+}
+
+const GARBAGE = [',', '"', '""', '\r', '\0', '#', ' ', '\t', 'e', '-', '.', '\n', ',,', '"a,b"'];
+const ODD_NUMBERS = ['9'.repeat(400), '1e999', '-1e999', '-0', '0', 'NaN', 'Infinity', '', '0x1F', '1,5', '١٢٣', '1e-400', '.5', '5.'];
+const UNICODE = ['é', 'プロ', '😀', '\ud800', '\u2028', '\ufeff', 'Ω'];
+
+const MUTATIONS: Record<string, Mutation> = {
+  truncate: (text, r) => text.slice(0, at(text, r)),
+  flipBytes: (text, r) => {
+    const bytes = Buffer.from(text, 'utf8');
+    for (let n = 1 + Math.floor(r() * 8); n > 0 && bytes.length > 0; n--) bytes[Math.floor(r() * bytes.length)] ^= 1 << Math.floor(r() * 8);
+    return bytes.toString('utf8');
+  },
+  deleteLine: (text, r) => mapLines(text, r, (lines, i) => lines.splice(i, 1)),
+  duplicateLine: (text, r) => mapLines(text, r, (lines, i) => lines.splice(i, 0, lines[i])),
+  swapLines: (text, r) =>
+    mapLines(text, r, (lines, i) => {
+      const j = Math.floor(r() * lines.length);
+      [lines[i], lines[j]] = [lines[j], lines[i]];
+    }),
+  insertGarbage: (text, r) => {
+    const p = at(text, r);
+    let garbage = '';
+    for (let n = 1 + Math.floor(r() * 5); n > 0; n--) garbage += pick(GARBAGE, r);
+    return text.slice(0, p) + garbage + text.slice(p);
+  },
+  oddNumber: (text, r) => replaceNumber(text, r, pick(ODD_NUMBERS, r)),
+  unicode: (text, r) => {
+    const p = at(text, r);
+    return text.slice(0, p) + pick(UNICODE, r) + text.slice(p);
+  },
+  crlf: (text) => text.replace(/\n/g, '\r\n'),
+  dropHeader: (text) => text.slice(text.indexOf('\n') + 1),
+  empty: () => '',
+};
+const NAMES = Object.keys(MUTATIONS);
+
+test(`fuzz: ${CASES} mutated run tables never throw, and every line is a run, a problem or ignored (seed ${SEED})`, () => {
+  const sources = fs
+    .readdirSync(SCALING_FIXTURES)
+    .filter((f) => f.endsWith('.csv'))
+    .map((f) => ({ name: f, text: fs.readFileSync(path.join(SCALING_FIXTURES, f), 'utf8') }));
+  const random = mulberry32(SEED);
+  let runsSeen = 0;
+  for (let n = 0; n < CASES; n++) {
+    const source = pick(sources, random);
+    const applied: string[] = [];
+    let text = source.text;
+    for (let k = 1 + Math.floor(random() * 3); k > 0; k--) {
+      const name = pick(NAMES, random);
+      applied.push(name);
+      text = MUTATIONS[name](text, random);
+    }
+    const label = `case ${n} (seed ${SEED}): ${source.name} with ${applied.join(', ')}`;
+    let table;
+    try {
+      table = parseScalingCsv(text, source.name);
+    } catch (error) {
+      assert.fail(`${label} threw: ${(error as Error).stack}`);
+    }
+    const lineCount = text.split('\n').length;
+    const lines = new Set<number>();
+    for (const run of table.runs) {
+      assert.ok(Number.isFinite(run.x) && run.x > 0 && Number.isFinite(run.y), `${label}: ${JSON.stringify(run)}`);
+      assert.ok(run.component === undefined || run.component.length > 0, label);
+      assert.ok(Number.isInteger(run.line) && run.line >= 1 && run.line <= lineCount && !lines.has(run.line), label);
+      lines.add(run.line);
+    }
+    for (const problem of table.problems) {
+      assert.equal(problem.file, source.name, label);
+      assert.ok(Number.isInteger(problem.line) && problem.line >= 1 && problem.line <= lineCount, `${label}: line ${problem.line}`);
+      assert.ok(problem.message.length > 0 && problem.message.length < 300, label);
+    }
+    assert.ok(table.problems.length <= 101, label);
+    assert.ok(table.runs.length + table.skipped <= lineCount, label);
+    // Every listed problem is a skipped row, but for one summary line ("more not listed", "no runs").
+    assert.ok(table.skipped >= table.problems.length - 1, label);
+    runsSeen += table.runs.length;
+  }
+  assert.ok(runsSeen > CASES * 10, `only ${runsSeen} runs over all cases`);
+});
