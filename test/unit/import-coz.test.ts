@@ -384,7 +384,7 @@ test('parseDecimal: what COZ writes, exactly as Number() would read it', () => {
 });
 
 test('sniffer table: COZ files by content; anything else is one error at line 1, not a throw', async () => {
-  assert.deepEqual(IMPORTERS.map((i) => i.name), ['coz']);
+  assert.deepEqual(IMPORTERS.map((i) => i.name), ['coz', 'perf-report', 'perf-script'], 'COZ is sniffed first');
   for (const first of ['startup\ttime=1', 'experiment\tselected=a.c:1', 'runtime\ttime=3', '{"type":"startup","time":1}', '{"type":"throughput_point","name":"x","delta":1}']) {
     assert.ok(IMPORTERS[0].sniff([first]), first);
   }

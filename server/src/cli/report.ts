@@ -5,7 +5,9 @@ import { claimText, impactText } from '../causal/claims';
 import { CausalCurve, DEFAULT_CURVE_OPTIONS, compareCurves, computeCurves } from '../causal/curves';
 import { shortNames } from '../causal/names';
 import { readProfileFile } from '../import';
-import { Profile } from '../model/profile';
+import { Profile, SAMPLE_CLASSES, SampleData } from '../model/profile';
+import { Attribution, ClassMs, attributeSamples, totalMs, workspaceFilter } from '../samples/attribution';
+import { mergeSampleData } from '../samples/merge';
 import { UsageError, parseFlags } from './flags';
 
 interface ReportEntry {
@@ -17,7 +19,17 @@ function locationParts(curve: CausalCurve): { file: string | null; line: number 
   return curve.target.kind === 'line' ? { file: curve.target.path, line: curve.target.line } : { file: null, line: null };
 }
 
-function toJson(profiles: Profile[], entries: ReportEntry[]): unknown {
+const round = (ms: number) => Math.round(ms * 1000) / 1000;
+
+function msFields(ms: ClassMs) {
+  return {
+    weightMs: round(totalMs(ms)),
+    onCpuMs: round(ms.onCpu),
+    offCpuMs: { io: round(ms.io), sync: round(ms.sync), sched: round(ms.sched), other: round(ms.other) },
+  };
+}
+
+function toJson(profiles: Profile[], entries: ReportEntry[], samples: Attribution | undefined): unknown {
   return {
     causal: entries.map(({ profile, curve }) => ({
       location: curve.selected,
@@ -39,18 +51,39 @@ function toJson(profiles: Profile[], entries: ReportEntry[]): unknown {
         experiments: p.experiments,
       })),
     })),
+    lines: samples?.lines.map((entry) => ({ file: entry.file, line: entry.line, ...msFields(entry.ms) })) ?? [],
+    functions: samples?.functions.map((fn) => ({ name: fn.name, file: fn.file, ...msFields(fn.ms) })) ?? [],
     profiles: profiles.map((p) => ({
       file: p.source,
       format: p.format,
       runs: p.runs.length,
       experiments: p.experiments.length,
       skipped: p.skipped,
+      ...(p.samples ? { samplesSkipped: p.samples.skipped } : {}),
       problems: p.problems,
     })),
   };
 }
 
-function toText(entries: ReportEntry[]): string {
+const SAMPLE_ROWS = 20;
+
+/** The heaviest sampled lines, with the off-CPU classes that make them up. */
+function samplesText(samples: Attribution): string {
+  const names = shortNames(samples.lines.map((entry) => `${entry.file}:${entry.line}`));
+  const all = totalMs(samples.total) || 1;
+  const rows = samples.lines.slice(0, SAMPLE_ROWS).map((entry) => {
+    const ms = entry.ms;
+    const off = SAMPLE_CLASSES.filter((c) => c !== 'onCpu' && ms[c] > 0).map((c) => `${c} ${ms[c].toFixed(1)}`);
+    return [names.get(`${entry.file}:${entry.line}`)!, `${(totalMs(ms) / all * 100).toFixed(1)}%`, totalMs(ms).toFixed(1), ms.onCpu.toFixed(1), off.join(', ')];
+  });
+  const header = ['line', 'share', 'ms', 'on-CPU ms', 'off-CPU ms'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const format = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  return [format(header), ...rows.map(format)].join('\n') + '\n';
+}
+
+function toText(entries: ReportEntry[], samples: Attribution | undefined): string {
+  if (samples) return samplesText(samples) + (entries.length > 0 ? '\n' + toText(entries, undefined) : '');
   if (entries.length === 0) return 'No line has enough experiments for a causal curve.\n';
   const names = shortNames(entries.flatMap(({ curve }) => [curve.selected, curve.progressPoint]));
   const rows = entries.map(({ curve }) => [
@@ -67,11 +100,12 @@ function toText(entries: ReportEntry[]): string {
 }
 
 export async function runReport(args: string[], out: (text: string) => void, err: (text: string) => void): Promise<number> {
-  const { flags, positional } = parseFlags(args, { json: 'boolean', 'min-points': 'integer' });
+  const { flags, positional } = parseFlags(args, { json: 'boolean', 'min-points': 'integer', root: 'string' });
   if (positional.length === 0) throw new UsageError('report needs at least one profile FILE');
   const options = { ...DEFAULT_CURVE_OPTIONS, minPoints: (flags['min-points'] as number | undefined) ?? DEFAULT_CURVE_OPTIONS.minPoints };
   const profiles: Profile[] = [];
   const entries: ReportEntry[] = [];
+  const sampleData: SampleData[] = [];
   let failed = false;
   for (const file of positional) {
     let profile: Profile;
@@ -83,6 +117,7 @@ export async function runReport(args: string[], out: (text: string) => void, err
       continue;
     }
     profiles.push(profile);
+    if (profile.samples) sampleData.push(profile.samples);
     for (const problem of profile.problems) {
       err(`${problem.file}:${problem.line}: ${problem.severity}: ${problem.message}\n`);
       if (problem.severity === 'error') failed = true;
@@ -92,6 +127,8 @@ export async function runReport(args: string[], out: (text: string) => void, err
     }
   }
   entries.sort((a, b) => compareCurves(a.curve, b.curve));
-  out(flags.json ? JSON.stringify(toJson(profiles, entries), null, 2) + '\n' : toText(entries));
+  const roots = flags.root === undefined ? [] : String(flags.root).split(',');
+  const samples = sampleData.length > 0 ? attributeSamples(mergeSampleData(sampleData), workspaceFilter(roots)) : undefined;
+  out(flags.json ? JSON.stringify(toJson(profiles, entries, samples), null, 2) + '\n' : toText(entries, samples));
   return failed ? 1 : 0;
 }

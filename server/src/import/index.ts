@@ -6,7 +6,10 @@ import { isAscii } from 'buffer';
 import * as fs from 'fs';
 import { StringDecoder } from 'string_decoder';
 import { Profile, emptySkipCounts } from '../model/profile';
+import { PerfReportParser, looksLikePerfReport } from './bperf';
 import { CozParser, looksLikeCozLine } from './coz';
+import { PERF_DATA_MAGIC, readPerfData } from './perfData';
+import { PerfScriptParser, looksLikePerfScript } from './perfScript';
 
 /** Receives a file's lines in order. A parser never throws on content. */
 export interface LineSink {
@@ -37,6 +40,18 @@ export const IMPORTERS: readonly Importer[] = [
     expected: 'a COZ/BCOZ profile (`startup`, `experiment`, … records, or JSON lines like {"type":"startup",…})',
     sniff: (firstLines) => firstLines.some(looksLikeCozLine),
     parse: (source) => new CozParser(source),
+  },
+  {
+    name: 'perf-report',
+    expected: '`perf report --stdio` or `bperf report --stdio` text (`# Samples: … of event`)',
+    sniff: looksLikePerfReport,
+    parse: (source) => new PerfReportParser(source),
+  },
+  {
+    name: 'perf-script',
+    expected: '`perf script` or `bperf script` text (`comm tid time: period event:` records)',
+    sniff: looksLikePerfScript,
+    parse: (source) => new PerfScriptParser(source),
   },
 ];
 
@@ -111,7 +126,13 @@ export class ProfileReader {
   private lineCount = 0;
   private atStart = true;
 
-  constructor(private readonly source: string) {}
+  /** `sink` skips sniffing, for text known to be in one format (perf script from perf.data). */
+  constructor(
+    private readonly source: string,
+    sink?: LineSink,
+  ) {
+    this.sink = sink;
+  }
 
   /** Adds text; returns false once the file is known to be unrecognized, so reading can stop. */
   push(chunk: string): boolean {
@@ -223,11 +244,27 @@ function readErrorReason(error: unknown): string {
   }
 }
 
+async function startsWith(file: string, magic: string): Promise<boolean> {
+  let handle: fs.promises.FileHandle | undefined;
+  try {
+    handle = await fs.promises.open(file, 'r');
+    const head = new Uint8Array(magic.length);
+    const { bytesRead } = await handle.read(head, 0, magic.length, 0);
+    return bytesRead === magic.length && Buffer.from(head).toString('latin1') === magic;
+  } catch {
+    // Unreadable files are reported by the reading below, with the reason.
+    return false;
+  } finally {
+    await handle?.close();
+  }
+}
+
 /**
  * Reads and parses a profile file in chunks. Content problems end up in
  * Profile.problems; a file that cannot be read at all throws an Error naming it.
  */
 export async function readProfileFile(file: string, options: { chunkBytes?: number } = {}): Promise<Profile> {
+  if (await startsWith(file, PERF_DATA_MAGIC)) return readPerfData(file);
   const reader = new ProfileReader(file);
   const stream = fs.createReadStream(file, { highWaterMark: options.chunkBytes ?? DEFAULT_CHUNK_BYTES });
   // Profiles are nearly always ASCII, which latin1 decodes 4x faster than UTF-8

@@ -81,6 +81,8 @@ export interface Profile {
   experiments: Experiment[];
   problems: ProfileProblem[];
   skipped: SkipCounts;
+  /** Sampled on-/off-CPU time by stack: perf and bperf profiles only. */
+  samples?: SampleData;
 }
 
 export function emptySkipCounts(): SkipCounts {
@@ -106,4 +108,48 @@ export function splitLocation(location: string): { path: string; line: number } 
     if (c < 48 || c > 57) return undefined;
   }
   return { path: location.slice(0, colon), line: Number(digits) };
+}
+
+/**
+ * Where sampled time went (perf, bperf): on the CPU, or blocked off it for I/O, for a
+ * lock or condition (sync), for a CPU while runnable (sched), or for anything else
+ * (sleep, poll). bperf's tags [I] [L] [S] [B] map to io, sync, sched, other.
+ */
+export const SAMPLE_CLASSES = ['onCpu', 'io', 'sync', 'sched', 'other'] as const;
+export type SampleClass = (typeof SAMPLE_CLASSES)[number];
+export type OffCpuClass = Exclude<SampleClass, 'onCpu'>;
+
+/** One distinct frame of the profile's stacks, already symbolized. */
+export interface SampleFrame {
+  /** Function name, or `symbol+0x1a` when the binary has no line information. */
+  function: string;
+  /** The binary or library (`[kernel.kallsyms]` for the kernel), when known. */
+  dso?: string;
+  /** Source file as the debug information names it (absolute when the CU gave comp_dir). */
+  file?: string;
+  line?: number;
+  /** A frame inlined into the next one (the same instruction). */
+  inlined?: boolean;
+}
+
+/** Sampled time with one stack, thread and class, summed over every sample that had them. */
+export interface SampleStack {
+  /** `comm tid`. */
+  thread: string;
+  cls: SampleClass;
+  /** Indices into SampleData.frames, innermost first. */
+  frames: number[];
+  ms: number;
+}
+
+/**
+ * Sample data of a perf or bperf profile, kept compact: distinct frames once, and one
+ * entry per distinct (stack, thread, class). Line and function summaries are derived
+ * from it for given workspace roots (server/src/samples/attribution.ts).
+ */
+export interface SampleData {
+  frames: SampleFrame[];
+  stacks: SampleStack[];
+  /** Records read but not used, by reason (e.g. `malformedLines`, `unpairedSwitchOut`). */
+  skipped: Record<string, number>;
 }

@@ -1,0 +1,96 @@
+// `causal-lens record` + `report --json` on samples/blocking, a program that measures what
+// it spends in each way (compute, fsync/pread I/O, sleep, a condition-variable handoff):
+// with the real perf, each class must land on the program's marked line within ±10% of
+// what the program measured itself.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { paranoidProblem } from '../../server/src/cli/record';
+
+const REPO = path.join(__dirname, '../../..');
+const SAMPLE_DIR = path.join(REPO, 'samples/blocking');
+const SOURCE = path.join(SAMPLE_DIR, 'blocking.c');
+const CLI = path.join(REPO, 'out/server/src/cli/main.js');
+
+const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+
+/** The 1-based line of each `@marker` comment in the program. */
+function markers(): Record<string, number> {
+  const lines = fs.readFileSync(SOURCE, 'utf8').split('\n');
+  const found: Record<string, number> = {};
+  lines.forEach((text, i) => {
+    const match = /\/\* @(\w+) \*\//.exec(text);
+    if (match) found[match[1]] = i + 1;
+  });
+  return found;
+}
+
+interface JsonLine {
+  file: string;
+  line: number;
+  weightMs: number;
+  onCpuMs: number;
+  offCpuMs: { io: number; sync: number; sched: number; other: number };
+}
+
+const perfWorks = spawnSync('perf', ['--version']).status === 0;
+
+test('record + report: each class on its line within ±10% of what the program measured', { skip: !perfWorks && 'perf is not installed' }, () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-record-'));
+  const exe = path.join(tmp, 'blocking');
+  const gcc = spawnSync('gcc', ['-g', '-O1', '-pthread', '-o', exe, SOURCE], { encoding: 'utf8' });
+  assert.equal(gcc.status, 0, gcc.stderr);
+  const recorded = cli('record', '--out', path.join(tmp, 'rec'), '--', exe, '300', '60', '5', '200', path.join(tmp, 'io.dat'));
+  assert.equal(recorded.status, 0, recorded.stderr);
+  assert.match(recorded.stderr, /causal-lens record: recording/);
+  const truth = JSON.parse(recorded.stdout.split('\n').find((l) => l.startsWith('{'))!) as Record<string, number>;
+
+  const report = cli('report', '--json', '--root', SAMPLE_DIR, path.join(tmp, 'rec', 'perf.data'));
+  assert.equal(report.status, 0, report.stderr);
+  const { lines, functions } = JSON.parse(report.stdout) as { lines: JsonLine[]; functions: { name: string }[] };
+  const at = (line: number) => lines.find((l) => l.file === SOURCE && l.line === line) ?? assert.fail(`no entry for line ${line}: ${JSON.stringify(lines.slice(0, 8))}`);
+  const mark = markers();
+  // ±10%, and never tighter than 2 ms: one task-clock period plus the switches' own cost.
+  const near = (what: string, got: number, want: number) =>
+    assert.ok(Math.abs(got - want) <= Math.max(0.1 * want, 2), `${what}: ${got.toFixed(1)} ms attributed, ${want.toFixed(1)} ms measured by the program`);
+
+  near('on-CPU on the compute line', at(mark.compute).onCpuMs, truth.computeCpuMs);
+  near('on-CPU on the helper line', at(mark.helper).onCpuMs, truth.helperCpuMs);
+  near('I/O on the fsync line', at(mark.fsync).offCpuMs.io, truth.fsyncBlockedMs);
+  near('I/O on the pread line', at(mark.pread).offCpuMs.io, truth.preadBlockedMs);
+  near('other (sleep) on the nanosleep line', at(mark.sleep).offCpuMs.other, truth.sleepWallMs);
+  near('sync on the pthread_cond_wait line', at(mark.condwait).offCpuMs.sync + at(mark.condwait).offCpuMs.sched, truth.condWaitWallMs);
+  // Each wait is in its own class only.
+  assert.ok(at(mark.sleep).offCpuMs.sync + at(mark.sleep).offCpuMs.io < 2);
+  assert.ok(at(mark.condwait).offCpuMs.io + at(mark.condwait).offCpuMs.other < 2);
+  assert.ok(at(mark.fsync).offCpuMs.sync + at(mark.fsync).offCpuMs.other < 2);
+  assert.ok(functions.some((f) => f.name === 'helper'));
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+test('perf_event_paranoid: the sysctl to change when recording is forbidden', () => {
+  assert.equal(paranoidProblem(2, true), undefined);
+  assert.equal(paranoidProblem(-1, false), undefined);
+  const message = paranoidProblem(2, false)!;
+  assert.match(message, /kernel\.perf_event_paranoid is 2/);
+  assert.match(message, /sysctl -w kernel\.perf_event_paranoid=-1/);
+});
+
+test('record without a program after -- is a usage error', () => {
+  const result = cli('record', '--out', os.tmpdir());
+  assert.equal(result.status, 2);
+  assert.match(result.stderr, /needs the program after --/);
+});
+
+test('a program that cannot be started: perf records nothing, and record says so', { skip: !perfWorks && 'perf is not installed' }, () => {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-record-'));
+  const result = cli('record', '--out', out, '--', path.join(out, 'no-such-program'));
+  assert.notEqual(result.status, 0);
+  assert.match(result.stderr, /perf record did not record .*no-such-program/);
+  assert.doesNotMatch(result.stderr, /done; see it with/);
+  fs.rmSync(out, { recursive: true, force: true });
+});
