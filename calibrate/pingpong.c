@@ -1,0 +1,81 @@
+/* Calibration ping-pong: ranks 0 and 1 bounce a message of each size (0 B, then powers of two
+ * to MAX_BYTES) and rank 0 prints the median half round-trip per size, one line each:
+ *   size <bytes> <round trips> <median one-way seconds> <min one-way seconds>
+ * Round trips per size: until they took TARGET seconds, at least 5, at most 1000, after three
+ * warm-up round trips. Other ranks, if any, only wait. causal-lens calibrate turns the lines into the
+ * communication-time table (server/src/network/commTable.ts).
+ * usage: pingpong [TARGET_SECONDS=0.05] [MAX_BYTES=16777216] */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MIN_ROUND_TRIPS = 5, MAX_ROUND_TRIPS = 1000 };
+
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+enum { TAG_MORE = 0, TAG_LAST = 1 };
+
+/* One round trip; rank 0's tag tells rank 1 whether another one follows, so rank 0 alone decides
+ * how many round trips a size gets. Returns 1 when rank 1 got the last one. */
+static int round_trip(int rank, char *buf, int bytes, int last, double *seconds) {
+  double t0 = MPI_Wtime();
+  MPI_Status st;
+  if (rank == 0) {
+    MPI_Send(buf, bytes, MPI_BYTE, 1, last ? TAG_LAST : TAG_MORE, MPI_COMM_WORLD);
+    MPI_Recv(buf, bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  } else if (rank == 1) {
+    MPI_Recv(buf, bytes, MPI_BYTE, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+    MPI_Send(buf, bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+    last = st.MPI_TAG == TAG_LAST;
+  }
+  *seconds = MPI_Wtime() - t0;
+  return last;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  double target = argc > 1 ? atof(argv[1]) : 0.05;
+  long max_bytes = argc > 2 ? atol(argv[2]) : 16L << 20;
+  if (size < 2) {
+    fprintf(stderr, "pingpong: needs 2 ranks\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  char *buf = malloc((size_t)max_bytes + 1);
+  memset(buf, 1, (size_t)max_bytes + 1);
+  double *times = malloc(sizeof(double) * MAX_ROUND_TRIPS);
+  for (long bytes = 0; bytes <= max_bytes; bytes = bytes ? bytes * 2 : 1) {
+    double t;
+    /* warm-up: the first round trips of a size pay for page faults and protocol set-up */
+    for (int warm = 0; warm < 3; warm++) round_trip(rank, buf, (int)bytes, 0, &t);
+    int n = 0;
+    if (rank == 0) {
+      double spent = 0;
+      while (n < MAX_ROUND_TRIPS) {
+        int last = n + 1 >= MIN_ROUND_TRIPS && (spent >= target || n + 1 == MAX_ROUND_TRIPS);
+        round_trip(rank, buf, (int)bytes, last, &t);
+        times[n++] = t / 2;
+        spent += t;
+        if (last) break;
+      }
+      qsort(times, (size_t)n, sizeof(double), by_value);
+      double median = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+      printf("size %ld %d %.9e %.9e\n", bytes, n, median, times[0]);
+      fflush(stdout);
+    } else if (rank == 1) {
+      while (!round_trip(rank, buf, (int)bytes, 0, &t)) {
+      }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  free(buf);
+  free(times);
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,39 @@
+// `causal-lens calibrate [--np 2] [--out FILE] [--seconds-per-size S] [--preset NAME]`: writes the
+// communication-time table for this machine (intra-node ping-pong), or with --preset one of the
+// model tables for a network one does not have.
+
+import * as fs from 'node:fs';
+import { COMM_TABLE_PRESETS, CommTable, isCommTablePreset, presetCommTable } from '../network/commTable';
+import { measureIntraNode } from '../mpi/calibration';
+import { UsageError, parseFlags } from './flags';
+
+const DEFAULT_SECONDS_PER_SIZE = 0.05;
+
+export async function runCalibrate(args: string[], out: (t: string) => void, err: (t: string) => void): Promise<number> {
+  const { flags, positional } = parseFlags(args, { np: 'integer', out: 'string', 'seconds-per-size': 'string', preset: 'string' });
+  if (positional.length) throw new UsageError(`calibrate takes no arguments, got "${positional[0]}"`);
+  const np = (flags.np as number | undefined) ?? 2;
+  if (np < 2) throw new UsageError('--np needs at least 2 ranks (the ping-pong runs between ranks 0 and 1)');
+  const seconds = Number(flags['seconds-per-size'] ?? DEFAULT_SECONDS_PER_SIZE);
+  if (!(seconds > 0)) throw new UsageError(`--seconds-per-size needs a positive number, got "${flags['seconds-per-size']}"`);
+  let table: CommTable;
+  const preset = flags.preset as string | undefined;
+  if (preset !== undefined) {
+    if (!isCommTablePreset(preset)) {
+      throw new UsageError(`unknown --preset "${preset}"; known: ${COMM_TABLE_PRESETS.map((p) => `${p.name} (${p.description})`).join(', ')}`);
+    }
+    table = presetCommTable(preset);
+  } else {
+    err(`causal-lens calibrate: ping-pong between 2 of ${np} ranks on this node, 0 B to 16 MiB\n`);
+    table = await measureIntraNode({ np, targetSeconds: seconds, onOutput: err });
+  }
+  const text = `${JSON.stringify(table, null, 2)}\n`;
+  const file = flags.out as string | undefined;
+  if (file) {
+    fs.writeFileSync(file, text);
+    out(`${file}\n`);
+  } else {
+    out(text);
+  }
+  return 0;
+}

@@ -1,0 +1,49 @@
+// `causal-lens trace [--np N] [--out DIR] [--flush-threshold BYTES] [--flush-mode equalized|independent]
+//  -- PROGRAM ARGS...`: runs PROGRAM under mpirun with the recorder and prints where the OTF2
+// archive is and what it holds. Progress and the program's own output go to stderr, so stdout
+// is only the summary.
+
+import * as path from 'node:path';
+import { FlushMode, TraceSummary, recordTrace } from '../mpi/recordTrace';
+import { UsageError, parseFlags } from './flags';
+
+const FLUSH_MODES: readonly FlushMode[] = ['equalized', 'independent'];
+
+export function traceSummaryText(summary: TraceSummary): string {
+  const records = summary.ranks.reduce((sum, r) => sum + r.records, 0);
+  const suspensions = summary.ranks.length ? Math.max(...summary.ranks.map((r) => r.suspensions)) : 0;
+  const hosts = [...new Set(summary.ranks.map((r) => r.host))];
+  return [
+    `archive: ${summary.archive}`,
+    `ranks: ${summary.ranks.length} on ${hosts.join(', ') || 'no host'}`,
+    `records: ${records}`,
+    `suspensions: ${suspensions}`,
+    `truncated: ${summary.truncated ? `yes (${summary.truncated})` : 'no'}`,
+    '',
+  ].join('\n');
+}
+
+export async function runTrace(args: string[], out: (t: string) => void, err: (t: string) => void): Promise<number> {
+  const { flags, positional } = parseFlags(args, { np: 'integer', out: 'string', 'flush-threshold': 'integer', 'flush-mode': 'string' });
+  if (positional.length === 0) throw new UsageError('trace needs a program: causal-lens trace [--np N] [--out DIR] -- PROGRAM ARGS...');
+  const np = (flags.np as number | undefined) ?? 2;
+  if (np < 1) throw new UsageError('--np needs at least 1 rank');
+  const mode = flags['flush-mode'] as string | undefined;
+  if (mode !== undefined && !FLUSH_MODES.includes(mode as FlushMode)) {
+    throw new UsageError(`--flush-mode is one of ${FLUSH_MODES.join(', ')}, got "${mode}"`);
+  }
+  const outDir = path.resolve((flags.out as string | undefined) ?? 'causal-lens-trace');
+  const [program, ...programArgs] = positional;
+  err(`causal-lens trace: ${np} rank(s) of ${program}, trace in ${outDir}\n`);
+  const summary = await recordTrace({
+    np,
+    outDir,
+    program,
+    args: programArgs,
+    flushThresholdBytes: flags['flush-threshold'] as number | undefined,
+    flushMode: mode as FlushMode | undefined,
+    onOutput: err,
+  });
+  out(traceSummaryText(summary));
+  return summary.exitCode === 0 && !summary.truncated ? 0 : 1;
+}

@@ -1,0 +1,72 @@
+// The measured communication-time table: the ping-pong (calibrate/pingpong.c) run with mpirun,
+// its lines turned into the table of server/src/network/commTable.ts.
+
+import { execFile } from 'node:child_process';
+import * as os from 'node:os';
+import { promisify } from 'node:util';
+import { COMM_TABLE_SCHEMA, CommPoint, CommTable } from '../network/commTable';
+import { PINGPONG, builtFile } from './artifacts';
+import { mpirunArgv, runMpi } from './launch';
+
+const execFileAsync = promisify(execFile);
+
+/** Open MPI's shared-memory (vader) eager limit, when ompi_info cannot be asked. */
+const FALLBACK_EAGER_LIMIT = 4096;
+
+export class PingPongError extends Error {}
+
+/** Reads "size <bytes> <round trips> <median one-way s> <min one-way s>" lines. */
+export function parsePingPong(text: string, source: string): CommPoint[] {
+  const points: CommPoint[] = [];
+  text.split('\n').forEach((line, index) => {
+    if (!line.startsWith('size ')) return;
+    const [, bytes, samples, median] = line.trim().split(/\s+/).map(Number);
+    if (![bytes, samples, median].every(Number.isFinite) || bytes < 0 || samples <= 0 || median < 0) {
+      throw new PingPongError(`${source}: line ${index + 1}: expected "size BYTES ROUNDTRIPS SECONDS SECONDS", got "${line}"`);
+    }
+    if (points.length && bytes <= points[points.length - 1].bytes) {
+      throw new PingPongError(`${source}: line ${index + 1}: size ${bytes} is not larger than the one before`);
+    }
+    points.push({ bytes, seconds: median, samples });
+  });
+  if (points.length === 0) throw new PingPongError(`${source}: no "size" lines: the ping-pong printed nothing usable`);
+  return points;
+}
+
+async function ompiInfo(args: string[]): Promise<string> {
+  try {
+    return (await execFileAsync('ompi_info', args)).stdout;
+  } catch {
+    return '';
+  }
+}
+
+async function openMpiFacts(): Promise<{ version: string; eagerLimit: number }> {
+  const version = /v(\d[\w.]*)/.exec(await ompiInfo(['--parsable', '--version']))?.[1] ?? 'unknown version';
+  const eager = /btl_vader_eager_limit:value:(\d+)/.exec(await ompiInfo(['--parsable', '--param', 'btl', 'vader', '--level', '9']))?.[1];
+  return { version, eagerLimit: eager ? Number(eager) : FALLBACK_EAGER_LIMIT };
+}
+
+export interface CalibrationOptions {
+  np: number;
+  /** Seconds of round trips per message size. */
+  targetSeconds: number;
+  onOutput?: (text: string) => void;
+}
+
+/** Measures one-way times between two ranks on this node. */
+export async function measureIntraNode(options: CalibrationOptions): Promise<CommTable> {
+  const argv = mpirunArgv({ np: options.np, program: builtFile(PINGPONG), args: [String(options.targetSeconds)] });
+  const result = await runMpi(argv, options.onOutput ?? (() => undefined));
+  if (result.code !== 0) throw new PingPongError(`the ping-pong failed (mpirun status ${result.code ?? result.signal})`);
+  const points = parsePingPong(result.stdout, 'ping-pong output');
+  const facts = await openMpiFacts();
+  return {
+    schema: COMM_TABLE_SCHEMA,
+    name: `measured on ${os.hostname()} (Open MPI ${facts.version}, shared memory)`,
+    source: 'measured',
+    createdAt: new Date().toISOString(),
+    eagerLimitBytes: facts.eagerLimit,
+    intraNode: points,
+  };
+}

@@ -1,0 +1,86 @@
+// `causal-lens calibrate` on this machine: the real ping-pong under mpirun, its table read back
+// by the communication-table module; the presets; and the ping-pong output parser on damaged input.
+
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { runCalibrate } from '../../server/src/cli/calibrate';
+import { UsageError } from '../../server/src/cli/flags';
+import { PingPongError, parsePingPong } from '../../server/src/mpi/calibration';
+import { CALIBRATION_SIZES, loadCommTable, oneWaySeconds, parseCommTable } from '../../server/src/network/commTable';
+import { mulberry32 } from '../../server/src/causal/random';
+
+const ROOT = path.join(__dirname, '../../..');
+const BUILD = path.join(os.tmpdir(), 'causal-lens-mpi-build');
+const WORK = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-calibrate-'));
+
+before(() => {
+  process.env.CAUSAL_LENS_MPI_BUILD = BUILD;
+  execFileSync(path.join(ROOT, 'scripts/build-mpi.sh'), { env: { ...process.env, CAUSAL_LENS_MPI_BUILD: BUILD }, stdio: 'pipe' });
+});
+
+const quiet = () => undefined;
+
+let measuredOutput = '';
+
+test('calibrate measures every size from 0 B to 16 MiB and writes a table the table module loads', async () => {
+  const file = path.join(WORK, 'table.json');
+  let out = '';
+  let progress = '';
+  const code = await runCalibrate(['--out', file, '--seconds-per-size', '0.002'], (t) => (out += t), (t) => (progress += t));
+  assert.equal(code, 0);
+  assert.equal(out.trim(), file);
+  measuredOutput = progress;
+  const table = loadCommTable(file);
+  assert.equal(table.source, 'measured');
+  assert.match(table.name, new RegExp(`^measured on ${os.hostname()} \\(Open MPI `));
+  assert.deepEqual(table.intraNode!.map((p) => p.bytes), CALIBRATION_SIZES);
+  assert.ok(table.intraNode!.every((p) => p.samples >= 5 && p.seconds > 0));
+  // 16 MiB through shared memory cannot be as fast as an empty message.
+  assert.ok(oneWaySeconds(table, 16 << 20, true) > 10 * oneWaySeconds(table, 0, true));
+  assert.equal(table.interNode, undefined, 'one node here: no inter-node list');
+});
+
+test('the committed table for this machine is valid', () => {
+  const table = loadCommTable(path.join(ROOT, 'samples/mpi/comm-table.json'));
+  assert.deepEqual(table.intraNode!.map((p) => p.bytes), CALIBRATION_SIZES);
+});
+
+test('calibrate --preset writes a model table without running anything', async () => {
+  let out = '';
+  assert.equal(await runCalibrate(['--preset', 'gbe'], (t) => (out += t), quiet), 0);
+  const table = parseCommTable(out, 'stdout');
+  assert.equal(table.source, 'model');
+  assert.ok(table.model!.bandwidthBytesPerSecond > 0);
+  await assert.rejects(runCalibrate(['--preset', 'carrier-pigeon'], quiet, quiet), /unknown --preset "carrier-pigeon"; known: ethernet-10m/);
+  await assert.rejects(runCalibrate(['--np', '1'], quiet, quiet), UsageError);
+  await assert.rejects(runCalibrate(['--seconds-per-size', 'soon'], quiet, quiet), UsageError);
+});
+
+test('parsePingPong names the line of a bad size line', () => {
+  assert.throws(() => parsePingPong('size 0 10 1e-6 1e-6\nsize 1 x 1e-6 1e-6\n', 'out'), /out: line 2: expected "size BYTES/);
+  assert.throws(() => parsePingPong('size 4 10 1e-6 1e-6\nsize 2 10 1e-6 1e-6\n', 'out'), /out: line 2: size 2 is not larger/);
+  assert.throws(() => parsePingPong('mpirun noise only\n', 'out'), /no "size" lines/);
+});
+
+test('parsePingPong on 2000 mutations of a real run either parses or throws a PingPongError', () => {
+  const real = measuredOutput || fs.readFileSync(path.join(ROOT, 'samples/mpi/comm-table.json'), 'utf8');
+  const random = mulberry32(Number(process.env.FUZZ_SEED ?? 0x5eed));
+  const pieces = ['size ', ' ', '\n', '-1', 'NaN', '1e309', 'x', '\0', '0'];
+  for (let i = 0; i < 2000; i++) {
+    let text = real;
+    for (let n = 1 + Math.floor(random() * 3); n > 0; n--) {
+      const at = Math.floor(random() * (text.length + 1));
+      text = random() < 0.5 ? text.slice(0, at) + pieces[Math.floor(random() * pieces.length)] + text.slice(at) : text.slice(0, at) + text.slice(at + 1 + Math.floor(random() * 20));
+    }
+    try {
+      const points = parsePingPong(text, 'fuzz');
+      assert.ok(points.every((p, k) => p.bytes >= 0 && p.seconds >= 0 && (k === 0 || p.bytes > points[k - 1].bytes)), `case ${i}`);
+    } catch (error) {
+      assert.ok(error instanceof PingPongError, `case ${i}: ${(error as Error).message}`);
+    }
+  }
+});
