@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
+  CancellationToken,
   CodeLens,
   DidChangeWatchedFilesParams,
   Diagnostic,
@@ -27,7 +28,7 @@ import { PathMapping, PathResolver } from './workspace/pathResolver';
 import { LineFacts, ProfileStore } from './workspace/profileStore';
 import { profileMatcher, scanWorkspace } from './workspace/scan';
 import { fileHeat, hoverMarkdown, leadingCurve, lensTitle } from './lsp/views';
-import { insideRoots, panelCurves, scalingFit, workspaceEntries } from './lsp/panelViews';
+import { insideRoots, networkEntries, panelCurves, scalingFit, traceEntries, whatIfForPanel, workspaceEntries } from './lsp/panelViews';
 import { sampledClassRows } from './lsp/sampleViews';
 import { totalMs } from './samples/attribution';
 import { VirtualSpeedups } from './lsp/virtualSpeedup';
@@ -35,7 +36,7 @@ import { FunctionSpan, findFunctionsIn, sourceFamily } from './lsp/functionHeade
 
 interface Settings {
   profileGlobs: string[];
-  whatIf: { traceGlobs: string[] };
+  whatIf: { traceGlobs: string[]; networkGlobs: string[] };
   scaling: { csvGlobs: string[] };
   minPoints: number;
   pathMappings: Record<string, string>;
@@ -44,7 +45,7 @@ interface Settings {
 
 const DEFAULT_SETTINGS: Settings = {
   profileGlobs: ['**/profile.coz', '**/profile.jsonl', '**/*.coz'],
-  whatIf: { traceGlobs: ['**/*.otf2'] },
+  whatIf: { traceGlobs: ['**/*.otf2'], networkGlobs: ['**/comm-table*.json', '**/*.commtable.json'] },
   scaling: { csvGlobs: ['**/*.scaling.csv', '**/scaling/**/*.csv'] },
   minPoints: DEFAULT_CURVE_OPTIONS.minPoints,
   pathMappings: {},
@@ -91,7 +92,10 @@ async function readSettings(): Promise<Settings> {
   const raw = (await connection.workspace.getConfiguration('causalLens')) as Partial<Settings> | null;
   return {
     profileGlobs: Array.isArray(raw?.profileGlobs) ? raw!.profileGlobs : DEFAULT_SETTINGS.profileGlobs,
-    whatIf: { traceGlobs: Array.isArray(raw?.whatIf?.traceGlobs) ? raw!.whatIf!.traceGlobs : DEFAULT_SETTINGS.whatIf.traceGlobs },
+    whatIf: {
+      traceGlobs: Array.isArray(raw?.whatIf?.traceGlobs) ? raw!.whatIf!.traceGlobs : DEFAULT_SETTINGS.whatIf.traceGlobs,
+      networkGlobs: Array.isArray(raw?.whatIf?.networkGlobs) ? raw!.whatIf!.networkGlobs : DEFAULT_SETTINGS.whatIf.networkGlobs,
+    },
     scaling: { csvGlobs: Array.isArray(raw?.scaling?.csvGlobs) ? raw!.scaling!.csvGlobs : DEFAULT_SETTINGS.scaling.csvGlobs },
     minPoints: typeof raw?.minPoints === 'number' ? raw.minPoints : DEFAULT_SETTINGS.minPoints,
     pathMappings: raw?.pathMappings && typeof raw.pathMappings === 'object' ? raw.pathMappings : {},
@@ -388,9 +392,23 @@ handle(ext.hotLine, (params) => {
 });
 
 handle(ext.whatIfOptions, async () => ({
-  traces: await workspaceEntries(roots, settings.whatIf.traceGlobs),
-  networks: [],
+  traces: await traceEntries(roots, settings.whatIf.traceGlobs),
+  networks: await networkEntries(roots, settings.whatIf.networkGlobs),
 }));
+
+connection.onRequest(ext.whatIf.method, (params: ext.WhatIfParams, token: CancellationToken) =>
+  whatIfForPanel(
+    roots,
+    params,
+    (fraction) =>
+      void connection.sendNotification(ext.whatIfProgress.method, {
+        progressId: params.progressId,
+        fraction,
+        message: `${Math.round(fraction * 100)}% of the trace's events`,
+      } satisfies ext.WhatIfProgressParams),
+    () => token.isCancellationRequested,
+  ),
+);
 
 handle(ext.scalingFiles, async () => ({ files: await workspaceEntries(roots, settings.scaling.csvGlobs) }));
 

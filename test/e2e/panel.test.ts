@@ -6,6 +6,7 @@
  *   . scripts/tools-env.sh && node --test out/test/e2e/panel.test.js
  */
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { claimText, impactText } from '../../server/src/causal/claims';
@@ -13,14 +14,28 @@ import { compareCurves, computeCurves } from '../../server/src/causal/curves';
 import { fitRuns, predict } from '../../server/src/fit';
 import { readProfileFile } from '../../server/src/import';
 import { readScalingCsv } from '../../server/src/import/scalingCsv';
+import { formatSeconds } from '../../webview/src/format';
 import { repoRoot } from '../vscode/codeServer';
 import { withWorkbench } from './workbench';
 
 const SAMPLES = path.join(repoRoot, 'samples');
 const PANEL_COMMAND = 'Causal Lens: Open What-if and Scaling Panel';
 const SCALING_CSV = 'matmul-N.scaling.csv';
+const WHATIF_TRACE = 'halo-4';
 
-test('the panel opens from the palette; the Causal tab follows the cursor, the Scaling tab fits the sample runs', { timeout: 300_000 }, async (t) => {
+interface WhatIfJson {
+  measuredSeconds: number;
+  scenarios: { placement: string; predictedSeconds: number }[];
+}
+
+function whatIfCli(trace: string, flags: string[]): WhatIfJson {
+  const cli = path.join(repoRoot, 'out', 'server', 'src', 'cli', 'main.js');
+  const run = spawnSync(process.execPath, [cli, 'whatif', '--json', trace, ...flags], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  return JSON.parse(run.stdout) as WhatIfJson;
+}
+
+test('the panel opens from the palette; the Causal tab follows the cursor, the Scaling tab fits the sample runs, the What-if tab predicts the sample trace as the CLI does', { timeout: 300_000 }, async (t) => {
   const profile = await readProfileFile(path.join(SAMPLES, 'pipeline', 'profile.coz'));
   const curves = computeCurves(profile)
     .filter((c) => c.status.kind === 'curve' && c.target.kind === 'line' && path.basename(c.target.path) === 'pipeline.c')
@@ -65,6 +80,24 @@ test('the panel opens from the palette; the Causal tab follows the cursor, the S
     assert.deepEqual(row, ['1024', expected.y.toPrecision(6), expected.low.toPrecision(6), expected.high.toPrecision(6)]);
     assert.ok(await panel.locator('#scaling-chart').isVisible(), 'the fit is drawn');
     t.diagnostic(`screenshot: ${await workbench.screenshot('panel-scaling')}`);
+
+    // What-if: the sample trace on 1 and 2 nodes (the defaults), as `causal-lens whatif` predicts it.
+    await panel.locator('vscode-tab-header[data-tab="whatif"]').click();
+    await panel.locator('#whatif-trace').filter({ hasText: WHATIF_TRACE }).waitFor({ timeout: 30_000 });
+    await panel.locator('#whatif-run').click();
+    await panel.locator('#whatif-table').waitFor({ timeout: 120_000 });
+    const rows = await panel.locator('#whatif-table tbody tr').evaluateAll((trs) =>
+      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')),
+    );
+    const cli = whatIfCli(path.join(SAMPLES, 'mpi', 'traces', WHATIF_TRACE, 'traces.otf2'), ['--placement', '4/1', '--placement', '4/2']);
+    assert.deepEqual(
+      rows.map((cells) => [cells[0].replace(/^★ /, '').split(' · ')[0], cells[1]]),
+      cli.scenarios.map((s) => [s.placement, formatSeconds(s.predictedSeconds)]),
+      'the panel shows the CLI\'s predictions',
+    );
+    assert.match(await panel.locator('#whatif-measured').innerText(), new RegExp(`Measured: ${formatSeconds(cli.measuredSeconds).replace('.', '\\.')}`));
+    assert.ok(await panel.locator('#whatif-time-chart').isVisible(), 'the predictions are charted');
+    t.diagnostic(`screenshot: ${await workbench.screenshot('panel-whatif')}`);
     assert.deepEqual(cspViolations, [], 'no content-security-policy violations in the panel');
   });
 });

@@ -37,11 +37,3 @@ export function table(id: string, headers: string[], rows: (string | Node)[][], 
   });
   return el('table', { id, class: 'data' }, head, body);
 }
-
-export function formatSeconds(seconds: number): string {
-  if (!Number.isFinite(seconds)) return '—';
-  if (seconds >= 100) return `${seconds.toFixed(1)} s`;
-  if (seconds >= 1) return `${seconds.toFixed(3)} s`;
-  if (seconds >= 1e-3) return `${(seconds * 1e3).toFixed(2)} ms`;
-  return `${(seconds * 1e6).toFixed(1)} µs`;
-}

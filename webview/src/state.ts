@@ -13,7 +13,8 @@ export interface WhatIfInputs {
   /** Chosen network ids; "" is the traced network. */
   networks: string[];
   customNetworks: { latencySeconds: number; bandwidthBytesPerSecond: number }[];
-  coresPerNode: number;
+  /** Undefined: as the trace says each node had. */
+  coresPerNode?: number;
 }
 
 export interface PanelState {
@@ -27,7 +28,7 @@ export function initialState(): PanelState {
   return {
     tab: 'whatif',
     whatIf: {
-      inputs: { trace: '', nodes: [1, 2], cyclic: false, maps: [], networks: [''], customNetworks: [], coresPerNode: 1 },
+      inputs: { trace: '', nodes: [1, 2], cyclic: false, maps: [], networks: [''], customNetworks: [] },
     },
     causal: {},
     scaling: { csv: '', predictAt: '' },

@@ -3,7 +3,8 @@
 
 import type { NetworkEntry, TraceEntry, WhatIfResult, WhatIfScenarioResult, WhatIfScenarioSpec } from '../../server/src/protocol/lspExt';
 import { drawChart, seriesColor, SERIES } from './charts';
-import { custom, el, formatSeconds, table } from './dom';
+import { custom, el, table } from './dom';
+import { formatSeconds } from './format';
 import { post } from './host';
 import { scenariosCsv } from './exportFormats';
 import type { WhatIfInputs } from './state';
@@ -38,7 +39,7 @@ export class WhatIfTab {
   private readonly nodesBox = el('div', { class: 'choices', id: 'whatif-nodes' });
   private readonly networksBox = el('div', { class: 'choices', id: 'whatif-networks' });
   private readonly mapsField = custom('vscode-textfield', { id: 'whatif-maps', placeholder: 'custom maps, e.g. 0,0,1,1; 0,1,0,1' });
-  private readonly coresField = custom('vscode-textfield', { id: 'whatif-cores', type: 'number', min: 1 });
+  private readonly coresField = custom('vscode-textfield', { id: 'whatif-cores', type: 'number', min: 1, placeholder: 'as traced' });
   private readonly latencyField = custom('vscode-textfield', { id: 'whatif-latency', placeholder: 'latency µs' });
   private readonly bandwidthField = custom('vscode-textfield', { id: 'whatif-bandwidth', placeholder: 'bandwidth Gb/s' });
   private readonly runButton = custom('vscode-button', { id: 'whatif-run' }, 'Predict');
@@ -64,8 +65,9 @@ export class WhatIfTab {
       this.save();
     });
     this.coresField.addEventListener('change', () => {
-      const cores = Number((this.coresField as HTMLInputElement).value);
-      if (Number.isInteger(cores) && cores > 0) this.inputs.coresPerNode = cores;
+      const text = (this.coresField as HTMLInputElement).value.trim();
+      const cores = Number(text);
+      this.inputs.coresPerNode = text !== '' && Number.isInteger(cores) && cores > 0 ? cores : undefined;
       this.save();
     });
     const addNetwork = custom('vscode-button', { id: 'whatif-add-network', secondary: true }, 'Add network');
@@ -73,7 +75,7 @@ export class WhatIfTab {
     this.runButton.addEventListener('click', () => this.run());
     this.cancelButton.addEventListener('click', () => post({ type: 'cancelWhatIf' }));
     (this.mapsField as HTMLInputElement).value = inputs.maps.join('; ');
-    (this.coresField as HTMLInputElement).value = String(inputs.coresPerNode);
+    (this.coresField as HTMLInputElement).value = inputs.coresPerNode === undefined ? '' : String(inputs.coresPerNode);
 
     this.element = el(
       'section',
@@ -255,8 +257,9 @@ function customNetworkLabel(net: { latencySeconds: number; bandwidthBytesPerSeco
   return `${(net.latencySeconds * 1e6).toFixed(1)} µs, ${((net.bandwidthBytesPerSecond * 8) / 1e9).toPrecision(3)} Gb/s`;
 }
 
+/** Short enough for a chart axis: the network's name without its parenthesised details. */
 export function scenarioName(s: WhatIfScenarioResult): string {
-  return `${s.placement} · ${s.network}`;
+  return `${s.placement} · ${s.network.replace(/\s*\(.*\)\s*$/, '')}`;
 }
 
 /** The scenario predicted fastest (first of equals). */

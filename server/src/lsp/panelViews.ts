@@ -7,7 +7,18 @@ import { claimText, impactText } from '../causal/claims';
 import { compareCurves } from '../causal/curves';
 import { FitResult, fitRuns, predict } from '../fit';
 import { ScalingTable, readScalingCsv } from '../import/scalingCsv';
-import { CurveResult, FitParams, FitResult as FitPanelResult, PanelCurve } from '../protocol/lspExt';
+import { COMM_TABLE_PRESETS, isCommTablePreset, loadCommTable } from '../network/commTable';
+import { CancelledError, openTrace, predictScenarios } from '../pem';
+import {
+  CurveResult,
+  FitParams,
+  FitResult as FitPanelResult,
+  NetworkEntry,
+  PanelCurve,
+  TraceEntry,
+  WhatIfParams,
+  WhatIfResult,
+} from '../protocol/lspExt';
 import { LineFacts } from '../workspace/profileStore';
 import { scanWorkspace } from '../workspace/scan';
 
@@ -77,3 +88,49 @@ export async function scalingFit(params: FitParams): Promise<FitPanelResult> {
 }
 
 const CURVE_POINTS = 120;
+
+/** The networks the What-if tab offers: the presets, then the workspace's calibration tables. */
+export async function networkEntries(roots: readonly string[], tableGlobs: readonly string[]): Promise<NetworkEntry[]> {
+  const presets = COMM_TABLE_PRESETS.map((p) => ({ id: p.name, label: p.name, description: p.description }));
+  const tables = (await workspaceEntries(roots, tableGlobs)).map((entry) => {
+    let description = 'a calibration table';
+    try {
+      description = loadCommTable(entry.path).name;
+    } catch (error) {
+      description = `unreadable: ${(error as Error).message}`;
+    }
+    return { id: entry.path, label: entry.label, description };
+  });
+  return [...presets, ...tables];
+}
+
+/** The workspace's traces with their rank counts (from the definitions; absent when unreadable). */
+export async function traceEntries(roots: readonly string[], traceGlobs: readonly string[]): Promise<TraceEntry[]> {
+  return (await workspaceEntries(roots, traceGlobs)).map((entry) => {
+    try {
+      return { ...entry, ranks: openTrace(entry.path).ranks.length };
+    } catch {
+      return entry; // the what-if run names the problem when this trace is picked
+    }
+  });
+}
+
+/** Runs PEM for the panel; files it names must be in the workspace, a preset, or a model. */
+export async function whatIfForPanel(
+  roots: readonly string[],
+  params: WhatIfParams,
+  progress: (fraction: number) => void,
+  cancelled: () => boolean,
+): Promise<WhatIfResult> {
+  const outside = [params.trace, ...params.scenarios.map((s) => s.network)].find(
+    (file) => typeof file === 'string' && !isCommTablePreset(file) && !insideRoots(roots, file),
+  );
+  if (typeof outside === 'string') return { ok: false, message: `${outside} is outside the workspace` };
+  try {
+    const prediction = await predictScenarios(params.trace, params.scenarios, { coresPerNode: params.coresPerNode }, progress, cancelled);
+    return { ok: true, measuredSeconds: prediction.measuredSeconds, scenarios: prediction.scenarios };
+  } catch (error) {
+    if (error instanceof CancelledError) return { ok: false, message: 'Cancelled.' };
+    return { ok: false, message: (error as Error).message };
+  }
+}
