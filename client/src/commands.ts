@@ -21,7 +21,7 @@ async function loadProfile(server: ServerConnection): Promise<void> {
   const picked = await vscode.window.showOpenDialog({
     canSelectMany: true,
     openLabel: 'Load Profile',
-    filters: { 'Causal profiles': ['coz', 'jsonl'], 'All files': ['*'] },
+    filters: { 'Profiles': ['coz', 'jsonl', 'data', 'txt'], 'All files': ['*'] },
   });
   for (const uri of picked ?? []) {
     const result = await server.request(ext.loadProfile, { path: uri.fsPath });

@@ -44,7 +44,7 @@ interface Settings {
 }
 
 const DEFAULT_SETTINGS: Settings = {
-  profileGlobs: ['**/profile.coz', '**/profile.jsonl', '**/*.coz'],
+  profileGlobs: ['**/profile.coz', '**/profile.jsonl', '**/*.coz', '**/perf.data', '**/*.perf.txt', '**/*.bperf.txt'],
   whatIf: { traceGlobs: ['**/*.otf2'], networkGlobs: ['**/comm-table*.json', '**/*.commtable.json'] },
   scaling: { csvGlobs: ['**/*.scaling.csv', '**/scaling/**/*.csv'] },
   minPoints: DEFAULT_CURVE_OPTIONS.minPoints,

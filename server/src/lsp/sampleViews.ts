@@ -5,7 +5,7 @@
 import * as path from 'node:path';
 import { OffCpuClass, SAMPLE_CLASSES, SampleClass } from '../model/profile';
 import { SampledClassRow, SampledThreadRow } from '../protocol/lspExt';
-import { Attribution, ClassMs, byClassAndThread, stackText, totalMs } from '../samples/attribution';
+import { Attribution, ClassMs, StackShare, byClassAndThread, stackText, totalMs } from '../samples/attribution';
 import { LineSampled } from '../workspace/profileStore';
 
 export const CLASS_LABELS: Record<SampleClass, string> = { onCpu: 'CPU', io: 'I/O', sync: 'lock', sched: 'sched', other: 'other' };
@@ -50,9 +50,27 @@ function classRow(label: string, ms: ClassMs, of: number): string {
   return `| ${label} | ${formatMs(totalMs(ms))} | ${SAMPLE_CLASSES.map((cls) => (ms[cls] > 0 ? `${formatMs(ms[cls])} (${share(ms[cls], of)})` : '')).join(' | ')} |`;
 }
 
+const CALLERS_SHOWN = 6;
+
+/**
+ * A stack as the way into the line: what the line called (libc, the kernel: collapsed to its
+ * outermost frame and a count), the line's own frame, then its callers.
+ */
+function stackIntoLine(entry: LineSampled, stack: StackShare): string {
+  const { samples, attribution } = entry;
+  const texts = stackText(attribution, stack).map((f) => `\`${f}\``);
+  const own = stack.frames.findIndex((id) => attribution.frames[id].file === samples.file && attribution.frames[id].line === samples.line);
+  if (own < 0) return texts.slice(0, CALLERS_SHOWN + 2).join(' ← ');
+  const deeper = own > 1 ? `… ${own - 1} deeper ← ` : '';
+  const callee = own > 0 ? `${texts[own - 1]} ← ` : '';
+  const callers = texts.slice(own, own + 1 + CALLERS_SHOWN);
+  const more = texts.length > own + 1 + CALLERS_SHOWN ? ' ← …' : '';
+  return `${deeper}${callee}**${callers[0]}**${callers.length > 1 ? ' ← ' : ''}${callers.slice(1).join(' ← ')}${more}`;
+}
+
 /** The hover section: time by class, by thread, and the heaviest stacks into the line. */
 export function sampledHoverSection(entry: LineSampled, profileName: string): string {
-  const { samples, attribution, profileTotalMs } = entry;
+  const { samples, profileTotalMs } = entry;
   const header = `**Sampled time** · ${sampledSummary(entry)} of ${formatMs(profileTotalMs)} · ${profileName}`;
   const table = [
     `| | total | ${SAMPLE_CLASSES.map((cls) => CLASS_LABELS[cls]).join(' | ')} |`,
@@ -63,10 +81,8 @@ export function sampledHoverSection(entry: LineSampled, profileName: string): st
       .slice(0, 8)
       .map(([thread, ms]) => classRow(`thread ${thread.replace(/\|/g, '\\|')}`, ms, profileTotalMs)),
   ].join('\n');
-  const stacks = samples.stacks.map(
-    (stack, i) => `${i + 1}. ${formatMs(stack.ms)}: ${stackText(attribution, stack).slice(0, 8).map((f) => `\`${f}\``).join(' ← ')}`,
-  );
-  return [header, table, stacks.length > 0 ? `Heaviest stacks into this line (innermost first):\n\n${stacks.join('\n')}` : ''].filter((p) => p !== '').join('\n\n');
+  const stacks = samples.stacks.map((stack, i) => `${i + 1}. ${formatMs(stack.ms)}: ${stackIntoLine(entry, stack)}`);
+  return [header, table, stacks.length > 0 ? `Heaviest stacks into this line (innermost first; the line in bold):\n\n${stacks.join('\n')}` : ''].filter((p) => p !== '').join('\n\n');
 }
 
 /** The "Sampled Time" tree of one profile: class → thread → line, heaviest first; `resolve` maps sources into the workspace. */
