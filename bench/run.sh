@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `npm run bench`: builds, generates the 100 MB COZ profile (bench/data/large.coz) if it is
-# missing or older than its generator, runs the ingestion, LSP-latency and activation benches,
-# and ends with a Markdown table of the figures, with the machine, for the README.
+# missing or older than its generator, runs the benches (COZ ingestion, LSP latency, the
+# DWARF symbolizer, perf ingestion against perf report, the MPI recorder's overhead, PEM's
+# event rate and memory, the scaling fits, activation), and ends with a Markdown table of the
+# figures, with the machine, for the README.
 # Benches measure and print figures; they assert nothing.
 #   BENCH_MB=N     generate an N MiB profile instead (always regenerates)
 #   BENCH_RUNS=N   fresh VS Code windows per activation workspace (default 5)
@@ -26,6 +28,15 @@ export BENCH_RESULTS=bench/data/results.jsonl
 echo "load average before the benches: $(cut -d' ' -f1-3 /proc/loadavg)"
 node --expose-gc out/bench/ingest.js --file "$profile" || echo "bench: ingest failed" >&2
 node out/bench/lsp-latency.js --file "$profile" || echo "bench: lsp-latency failed" >&2
+node out/bench/symbolize.js --dwarf 5 || echo "bench: symbolize (DWARF 5) failed" >&2
+node out/bench/symbolize.js --dwarf 4 || echo "bench: symbolize (DWARF 4) failed" >&2
+node out/bench/perf-ingest.js --dwarf 4 || echo "bench: perf-ingest failed" >&2
+node out/bench/fit.js || echo "bench: fit failed" >&2
+if bash scripts/build-mpi.sh; then
+  node out/bench/recorder.js --reps 5 || echo "bench: recorder failed" >&2
+else
+  echo "bench: build-mpi failed; the recorder is not measured" >&2
+fi
 
 # The activation bench runs VS Code (code-server + chromium) like the extension-host tests.
 if setup_log=$(bash scripts/setup-tools.sh 2>&1); then
