@@ -1,17 +1,27 @@
 // The causal-lens command line: the same analysis as the language server, for terminals.
 
+import { runFit } from './fit';
 import { UsageError } from './flags';
+import { runRecord } from './record';
 import { runReport } from './report';
+import { runTrace } from './trace';
+import { runCalibrate } from './calibrate';
+import { runWhatif } from './whatif';
 
 const USAGE = `usage: causal-lens <command> [options]
 
 commands:
-  report [--json] [--min-points N] FILE...   rank lines of COZ/BCOZ causal profiles
+  report [--json] [--min-points N] [--root DIR[,DIR]] FILE...   rank lines of COZ/BCOZ profiles; perf/bperf time per line
+  fit [--json] [--predict X]... CSV           scaling model of runs (x, y[, component]) and predictions at X
+  record [--out DIR] -- CMD ARGS...           record CMD with perf: on- and off-CPU time per line
+  trace [--np N] [--out DIR] -- PROGRAM ARGS...   record an OTF2 trace of an MPI program (mpirun + recorder)
+  calibrate [--np 2] [--out FILE] [--preset NAME]   communication-time table of this machine (or a preset)
+  whatif [--json] TRACE [--placement N/M[:cyclic]]... [--map FILE]... [--network FILE|ethernet-10m|gbe|10gbe|ib-100g]... [--cores C]   PEM: predicted run time of other placements and networks
 `;
 
 type Command = (args: string[], out: (t: string) => void, err: (t: string) => void) => Promise<number>;
 
-const COMMANDS: Record<string, Command> = { report: runReport };
+const COMMANDS: Record<string, Command> = { report: runReport, fit: runFit, record: runRecord, trace: runTrace, calibrate: runCalibrate, whatif: runWhatif };
 
 export async function main(argv: string[]): Promise<number> {
   const out = (text: string) => process.stdout.write(text);

@@ -1,0 +1,142 @@
+// PEM engine throughput and memory: `node out/bench/pem.js [--ops N]... [--ranks R] [--trace FILE]`.
+// 1. The engine fed directly with generated operation streams (a halo exchange per rank: two
+//    Irecv, two Isend, a Waitall, every 10th iteration an Allreduce; seeded random computation),
+//    generated lazily so the trace never exists in memory: operations/s and peak RSS per size.
+//    One operation stands for the OTF2 events of one MPI call (Metric, Enter, the MPI record,
+//    Metric, Leave: 5 events; the recorder writes about that many, see part 2).
+// 2. With --trace, the whole pipeline on a real OTF2 archive: reader + conversion + engine,
+//    OTF2 events/s (every record otf2-print would show).
+// Prints one JSON line per measurement.
+
+import { parseFlags } from '../server/src/cli/flags';
+import { mulberry32 } from '../server/src/causal/random';
+import { PemEngine } from '../server/src/pem/engine';
+import { predictScenarios } from '../server/src/pem';
+import { OpKind, PemOp, RankStream } from '../server/src/pem/ops';
+import { openOtf2Archive, openRankEvents } from '../server/src/trace/otf2Archive';
+
+function haloStream(rank: number, ranks: number, operations: number, seed: number): RankStream {
+  const random = mulberry32(seed + rank);
+  let emitted = 0;
+  let step = 0;
+  const left = (rank + ranks - 1) % ranks;
+  const right = (rank + 1) % ranks;
+  return {
+    next(): PemOp | undefined {
+      if (emitted >= operations) return undefined;
+      emitted++;
+      const iteration = Math.floor(step / 6);
+      const phase = step++ % 6;
+      const o = new PemOp(OpKind.KeepAlive);
+      switch (phase) {
+        case 0:
+          o.kind = OpKind.Irecv;
+          o.compute = 1e-4 * (0.5 + random());
+          o.peer = left;
+          o.request = 1;
+          o.bytes = 8192;
+          o.tag = iteration & 0xffff;
+          return o;
+        case 1:
+          o.kind = OpKind.Irecv;
+          o.peer = right;
+          o.request = 2;
+          o.bytes = 8192;
+          o.tag = (iteration & 0xffff) + 65536;
+          return o;
+        case 2:
+          o.kind = OpKind.Isend;
+          o.peer = right;
+          o.request = 3;
+          o.bytes = 8192;
+          o.tag = iteration & 0xffff;
+          return o;
+        case 3:
+          o.kind = OpKind.Isend;
+          o.peer = left;
+          o.request = 4;
+          o.bytes = 8192;
+          o.tag = (iteration & 0xffff) + 65536;
+          return o;
+        case 4:
+          o.kind = OpKind.Wait;
+          o.requests = [1, 2, 3, 4];
+          return o;
+        default:
+          if (iteration % 10 === 9) {
+            o.kind = OpKind.Collective;
+            o.collective = 11;
+            o.sizeSent = 8;
+            o.sizeReceived = 8;
+          }
+          o.compute = 1e-5 * random();
+          return o;
+      }
+    },
+  };
+}
+
+let peakRss = 0;
+function sampleRss(): void {
+  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+}
+
+function benchEngine(totalOps: number, ranks: number): void {
+  // Whole iterations per rank so every message has its partner.
+  const perRank = Math.max(6, Math.floor(totalOps / ranks / 6) * 6);
+  const streams = Array.from({ length: ranks }, (_, r) => haloStream(r, ranks, perRank, 42));
+  const nodes = Math.max(1, ranks / 4);
+  const engine = new PemEngine({
+    streams,
+    nodeOf: Array.from({ length: ranks }, (_, r) => Math.floor((r * nodes) / ranks)),
+    coresPerNode: new Array(nodes).fill(2),
+    network: { eagerLimitBytes: 65536, oneWay: (bytes, same) => (same ? 1e-6 + bytes / 5e9 : 5e-5 + bytes / 1.25e8) },
+    communicators: new Map([[0, Array.from({ length: ranks }, (_, r) => r)]]),
+  });
+  peakRss = 0;
+  const start = process.hrtime.bigint();
+  while (!engine.run(1_000_000)) sampleRss();
+  sampleRss();
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  const result = engine.result();
+  if (!result.complete) throw new Error(`generated workload did not complete: ${result.problems.join('; ')}`);
+  const ops = engine.operationsDone;
+  process.stdout.write(
+    `${JSON.stringify({ bench: 'engine', ranks, operations: ops, seconds: +seconds.toFixed(3), operationsPerSecond: Math.round(ops / seconds), otf2EventsPerSecondEquivalent: Math.round((5 * ops) / seconds), peakRssMiB: +(peakRss / 2 ** 20).toFixed(1), predictedSeconds: +result.predictedSeconds.toFixed(3) })}\n`,
+  );
+}
+
+async function benchTrace(trace: string): Promise<void> {
+  const archive = openOtf2Archive(trace);
+  if (archive.fatal) throw new Error(archive.fatal);
+  let events = 0;
+  const readStart = process.hrtime.bigint();
+  for (const rank of archive.ranks) {
+    const reader = openRankEvents(archive, rank);
+    while (reader.next()) events++;
+  }
+  const readSeconds = Number(process.hrtime.bigint() - readStart) / 1e9;
+  peakRss = 0;
+  const timer = setInterval(sampleRss, 50);
+  const start = process.hrtime.bigint();
+  const prediction = await predictScenarios(trace, [{}]);
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  clearInterval(timer);
+  sampleRss();
+  process.stdout.write(
+    `${JSON.stringify({ bench: 'trace', trace, ranks: archive.ranks.length, events, readOnlyEventsPerSecond: Math.round(events / readSeconds), seconds: +seconds.toFixed(3), eventsPerSecond: Math.round(events / seconds), peakRssMiB: +(peakRss / 2 ** 20).toFixed(1), predictedSeconds: prediction.scenarios[0].predictedSeconds, measuredSeconds: prediction.measuredSeconds })}\n`,
+  );
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const sizes = args.flatMap((a, i) => (a === '--ops' ? [Number(args[i + 1])] : []));
+  const { flags } = parseFlags(args.filter((a, i) => a !== '--ops' && args[i - 1] !== '--ops'), { ranks: 'integer', trace: 'string' });
+  for (const ops of sizes.length > 0 ? sizes : [1e6, 1e7, 1e8]) benchEngine(ops, (flags.ranks as number | undefined) ?? 16);
+  if (flags.trace) await benchTrace(flags.trace as string);
+}
+
+main().catch((error) => {
+  process.stderr.write(`bench/pem: ${(error as Error).message}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,97 @@
+// `causal-lens whatif [--json] TRACE [--placement N/M[:cyclic]]... [--map FILE]... [--network FILE|PRESET]...
+//  [--cores C] [--traced-network FILE|PRESET] [--event-cost-ns NS|auto]`: PEM predictions from one OTF2 trace.
+// Every placement is combined with every network; with no scenario flag the traced
+// configuration itself is predicted.
+
+import { openTrace, predictScenarios, readMapFile, resolveNetwork, ScenarioSpec } from '../pem';
+import { ScenarioError } from '../pem/scenario';
+import { parseFlags, UsageError } from './flags';
+
+const REPEATED = ['placement', 'map', 'network'] as const;
+
+/** Pulls the repeatable flags out of `args`; flags.ts keeps one value per flag. */
+function takeRepeated(args: readonly string[]): { rest: string[]; values: Record<(typeof REPEATED)[number], string[]> } {
+  const values = { placement: [] as string[], map: [] as string[], network: [] as string[] };
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const m = /^--(placement|map|network)(?:=(.*))?$/.exec(args[i]);
+    if (!m) {
+      rest.push(args[i]);
+      continue;
+    }
+    const value = m[2] ?? args[++i];
+    if (value === undefined) throw new UsageError(`--${m[1]} needs a value`);
+    values[m[1] as (typeof REPEATED)[number]].push(value);
+  }
+  return { rest, values };
+}
+
+function placementSpec(text: string, ranks: number): ScenarioSpec {
+  const m = /^(\d+)\/(\d+)(?::(block|cyclic))?$/.exec(text.trim());
+  if (!m) throw new UsageError(`--placement "${text}" is not N/M, N/M:block or N/M:cyclic`);
+  if (Number(m[1]) !== ranks) throw new UsageError(`--placement ${text}: the trace has ${ranks} ranks (PEM moves the traced processes, it does not change their number)`);
+  const nodes = Number(m[2]);
+  if (nodes < 1 || nodes > ranks) throw new UsageError(`--placement ${text}: needs 1 to ${ranks} nodes`);
+  return { nodes, cyclic: m[3] === 'cyclic' };
+}
+
+function eventCost(text: string | undefined): number | 'auto' | undefined {
+  if (text === undefined || text === 'auto') return text;
+  const ns = Number(text);
+  if (!Number.isFinite(ns) || ns < 0) throw new UsageError(`--event-cost-ns needs "auto" or nanoseconds ≥ 0, got "${text}"`);
+  return ns * 1e-9;
+}
+
+export async function runWhatif(args: string[], out: (t: string) => void, err: (t: string) => void): Promise<number> {
+  const { rest, values } = takeRepeated(args);
+  const { flags, positional } = parseFlags(rest, { json: 'boolean', cores: 'integer', 'traced-network': 'string', 'event-cost-ns': 'string' });
+  if (positional.length !== 1) throw new UsageError('whatif needs exactly one TRACE (the .otf2 anchor file)');
+  const trace = positional[0];
+  if (flags.cores === 0) throw new UsageError('--cores needs at least 1');
+  let ranks: number;
+  try {
+    ranks = openTrace(trace).ranks.length;
+  } catch (error) {
+    if (error instanceof ScenarioError) throw new Error(error.message);
+    throw error;
+  }
+  const placements: ScenarioSpec[] = [
+    ...values.placement.map((text) => placementSpec(text, ranks)),
+    ...values.map.map((file) => ({ map: readMapFile(file) })),
+  ];
+  const networks: (string | undefined)[] = values.network.length > 0 ? values.network : [undefined];
+  const scenarios: ScenarioSpec[] = [];
+  for (const placement of placements.length > 0 ? placements : [{}]) {
+    for (const network of networks) scenarios.push({ ...placement, ...(network !== undefined ? { network } : {}) });
+  }
+  let prediction;
+  try {
+    prediction = await predictScenarios(trace, scenarios, {
+      coresPerNode: flags.cores as number | undefined,
+      tracedNetwork: flags['traced-network'] !== undefined ? resolveNetwork(flags['traced-network'] as string) : undefined,
+      eventCostSeconds: eventCost(flags['event-cost-ns'] as string | undefined),
+    });
+  } catch (error) {
+    if (error instanceof ScenarioError) throw new Error(error.message);
+    throw error;
+  }
+  const problems = [...prediction.traceProblems, ...prediction.scenarios.flatMap((s) => (s.problems ?? []).map((p) => `${s.placement}, ${s.network}: ${p}`))];
+  if (flags.json) {
+    out(
+      `${JSON.stringify({
+        measuredSeconds: prediction.measuredSeconds,
+        scenarios: prediction.scenarios.map(({ placement, network, predictedSeconds, perRank, criticalPath }) => ({ placement, network, predictedSeconds, perRank, criticalPath })),
+      })}\n`,
+    );
+  } else {
+    out(`measured ${prediction.measuredSeconds.toFixed(4)} s (suspensions removed)\n`);
+    for (const s of prediction.scenarios) {
+      const c = s.criticalPath;
+      out(
+        `${s.placement.padEnd(18)} ${s.network.padEnd(40)} ${s.predictedSeconds.toFixed(4)} s  (critical path: compute ${c.computeSeconds.toFixed(4)}, communication ${c.commSeconds.toFixed(4)}, waiting for a CPU ${c.waitSeconds.toFixed(4)})\n`,
+      );
+    }
+  }
+  for (const problem of problems) err(`causal-lens whatif: ${problem}\n`);
+  return problems.length > 0 ? 1 : 0;
+}

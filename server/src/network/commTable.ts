@@ -1,0 +1,187 @@
+// The communication-time table: how long a message of a given size takes one way, inside a node
+// and between nodes. `causal-lens calibrate` measures one (ping-pong, one-way = half the round
+// trip); presets and latency/bandwidth models stand in for networks nobody measured here. The
+// what-if engine (server/src/pem/) swaps tables to predict other networks (seed 000, N-PEM).
+//
+// JSON (schema "causal-lens/comm-table@1"):
+//   {
+//     "schema": "causal-lens/comm-table@1",
+//     "name": "measured on <hostname> (Open MPI 4.1.4, TCP/shared memory)",
+//     "source": "measured" | "model",
+//     "createdAt": "ISO date",
+//     "eagerLimitBytes": 65536,
+//     "intraNode": [{"bytes": 0, "seconds": 1.2e-6, "samples": 1000}, ...],
+//     "interNode": [{"bytes": 0, "seconds": 2.5e-5, "samples": 1000}, ...],
+//     "model": {"latencySeconds": 5e-5, "bandwidthBytesPerSecond": 1.25e8}
+//   }
+// Sizes are strictly increasing (calibration uses 0, 1, 2, 4 … 16 MiB). Either list may be
+// absent (a one-node measurement has no interNode), not both; "model" is required when
+// source = "model".
+
+import * as fs from 'node:fs';
+
+export const COMM_TABLE_SCHEMA = 'causal-lens/comm-table@1';
+
+export interface CommPoint {
+  bytes: number;
+  /** One-way time of a message of `bytes`. */
+  seconds: number;
+  samples: number;
+}
+
+export interface CommModel {
+  latencySeconds: number;
+  bandwidthBytesPerSecond: number;
+}
+
+export interface CommTable {
+  schema: typeof COMM_TABLE_SCHEMA;
+  name: string;
+  source: 'measured' | 'model';
+  createdAt: string;
+  /** Messages up to this size are sent eagerly; larger ones wait for the receiver (rendezvous). */
+  eagerLimitBytes: number;
+  intraNode?: CommPoint[];
+  interNode?: CommPoint[];
+  model?: CommModel;
+}
+
+export class CommTableError extends Error {}
+
+export type CommTablePreset = 'ethernet-10m' | 'gbe' | '10gbe' | 'ib-100g';
+
+/** Open MPI's TCP BTL eager limit (btl_tcp_eager_limit), the default for tables without a measurement. */
+const DEFAULT_EAGER_LIMIT = 65536;
+
+const PRESET_MODELS: Record<CommTablePreset, CommModel & { description: string }> = {
+  'ethernet-10m': { latencySeconds: 1e-3, bandwidthBytesPerSecond: 10e6 / 8, description: '10 Mbit/s Ethernet, 1 ms latency' },
+  gbe: { latencySeconds: 50e-6, bandwidthBytesPerSecond: 1e9 / 8, description: '1 Gbit/s Ethernet, 50 µs latency' },
+  '10gbe': { latencySeconds: 10e-6, bandwidthBytesPerSecond: 10e9 / 8, description: '10 Gbit/s Ethernet, 10 µs latency' },
+  'ib-100g': { latencySeconds: 1.5e-6, bandwidthBytesPerSecond: 100e9 / 8, description: 'InfiniBand 100 Gbit/s (EDR), 1.5 µs latency' },
+};
+
+export const COMM_TABLE_PRESETS: readonly { name: CommTablePreset; description: string }[] = (
+  Object.keys(PRESET_MODELS) as CommTablePreset[]
+).map((name) => ({ name, description: PRESET_MODELS[name].description }));
+
+/** The sizes calibration measures: 0, then powers of two from 1 B to 16 MiB. */
+export const CALIBRATION_SIZES: readonly number[] = [0, ...Array.from({ length: 25 }, (_, i) => 2 ** i)];
+
+export function isCommTablePreset(name: string): name is CommTablePreset {
+  return Object.prototype.hasOwnProperty.call(PRESET_MODELS, name);
+}
+
+/** A table for a network described only by latency and bandwidth (between nodes; no intra-node list). */
+export function modelCommTable(name: string, latencySeconds: number, bandwidthBytesPerSecond: number): CommTable {
+  if (!(latencySeconds >= 0) || !Number.isFinite(latencySeconds)) throw new CommTableError(`${name}: latency must be a finite number ≥ 0, got ${latencySeconds}`);
+  if (!(bandwidthBytesPerSecond > 0)) throw new CommTableError(`${name}: bandwidth must be > 0, got ${bandwidthBytesPerSecond}`);
+  return {
+    schema: COMM_TABLE_SCHEMA,
+    name,
+    source: 'model',
+    createdAt: new Date(0).toISOString(),
+    eagerLimitBytes: DEFAULT_EAGER_LIMIT,
+    interNode: CALIBRATION_SIZES.map((bytes) => ({ bytes, seconds: latencySeconds + bytes / bandwidthBytesPerSecond, samples: 0 })),
+    model: { latencySeconds, bandwidthBytesPerSecond },
+  };
+}
+
+export function presetCommTable(name: CommTablePreset): CommTable {
+  const preset = PRESET_MODELS[name];
+  if (!preset) throw new CommTableError(`unknown network preset "${name}" (known: ${Object.keys(PRESET_MODELS).join(', ')})`);
+  return modelCommTable(name, preset.latencySeconds, preset.bandwidthBytesPerSecond);
+}
+
+/**
+ * One-way time of a `bytes` message: piecewise linear between measured sizes, linear
+ * extrapolation past the last two (flat below the first), from the intra- or inter-node list,
+ * falling back to the other when one is absent.
+ */
+export function oneWaySeconds(table: CommTable, bytes: number, sameNode: boolean): number {
+  const points = sameNode ? table.intraNode ?? table.interNode : table.interNode ?? table.intraNode;
+  if (!points || points.length === 0) {
+    const model = table.model!;
+    return model.latencySeconds + bytes / model.bandwidthBytesPerSecond;
+  }
+  if (points.length === 1 || bytes <= points[0].bytes) return points[0].seconds;
+  let hi = 1;
+  // Tables have ~26 points; a linear scan from the small end is as fast as a bisection here.
+  while (hi < points.length - 1 && points[hi].bytes < bytes) hi++;
+  const a = points[hi - 1];
+  const b = points[hi];
+  const t = a.seconds + ((b.seconds - a.seconds) * (bytes - a.bytes)) / (b.bytes - a.bytes);
+  return Math.max(0, t);
+}
+
+export function loadCommTable(path: string): CommTable {
+  let text: string;
+  try {
+    text = fs.readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new CommTableError(`${path}: cannot read the communication table (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  return parseCommTable(text, path);
+}
+
+/** Parses and checks a table; `source` names the file in every message. */
+export function parseCommTable(text: string, source: string): CommTable {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new CommTableError(`${source}: not JSON (${(error as Error).message})`);
+  }
+  const fail = (where: string, what: string): never => {
+    throw new CommTableError(`${source}: ${where}: ${what}`);
+  };
+  if (!isObject(raw)) return fail('$', 'expected an object');
+  if (raw.schema !== COMM_TABLE_SCHEMA) fail('$.schema', `expected "${COMM_TABLE_SCHEMA}", got ${JSON.stringify(raw.schema)}`);
+  if (typeof raw.name !== 'string') fail('$.name', 'expected a string');
+  if (raw.source !== 'measured' && raw.source !== 'model') fail('$.source', `expected "measured" or "model", got ${JSON.stringify(raw.source)}`);
+  if (typeof raw.createdAt !== 'string') fail('$.createdAt', 'expected an ISO date string');
+  const eager = raw.eagerLimitBytes;
+  if (typeof eager !== 'number' || !Number.isInteger(eager) || eager < 0) fail('$.eagerLimitBytes', 'expected a whole number ≥ 0');
+  const table: CommTable = {
+    schema: COMM_TABLE_SCHEMA,
+    name: raw.name as string,
+    source: raw.source as CommTable['source'],
+    createdAt: raw.createdAt as string,
+    eagerLimitBytes: eager as number,
+  };
+  for (const key of ['intraNode', 'interNode'] as const) {
+    if (raw[key] !== undefined) table[key] = parsePoints(raw[key], `$.${key}`, fail);
+  }
+  if (raw.model !== undefined) {
+    const model = raw.model;
+    if (!isObject(model)) return fail('$.model', 'expected an object');
+    const latency = model.latencySeconds;
+    const bandwidth = model.bandwidthBytesPerSecond;
+    if (typeof latency !== 'number' || !Number.isFinite(latency) || latency < 0) fail('$.model.latencySeconds', 'expected a finite number ≥ 0');
+    if (typeof bandwidth !== 'number' || !Number.isFinite(bandwidth) || bandwidth <= 0) fail('$.model.bandwidthBytesPerSecond', 'expected a finite number > 0');
+    table.model = { latencySeconds: latency as number, bandwidthBytesPerSecond: bandwidth as number };
+  } else if (table.source === 'model') {
+    fail('$.model', 'required when source is "model"');
+  }
+  if (!table.intraNode?.length && !table.interNode?.length && !table.model) fail('$', 'needs intraNode or interNode points (or a model)');
+  return table;
+}
+
+function parsePoints(value: unknown, where: string, fail: (where: string, what: string) => never): CommPoint[] {
+  if (!Array.isArray(value)) return fail(where, 'expected an array of {bytes, seconds, samples}');
+  const points: CommPoint[] = [];
+  value.forEach((item, i) => {
+    const at = `${where}[${i}]`;
+    if (!isObject(item)) fail(at, 'expected an object {bytes, seconds, samples}');
+    const { bytes, seconds, samples } = item as Record<string, unknown>;
+    if (typeof bytes !== 'number' || !Number.isInteger(bytes) || bytes < 0) fail(`${at}.bytes`, 'expected a whole number ≥ 0');
+    if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) fail(`${at}.seconds`, 'expected a finite number ≥ 0');
+    if (samples !== undefined && (typeof samples !== 'number' || !Number.isInteger(samples) || samples < 0)) fail(`${at}.samples`, 'expected a whole number ≥ 0');
+    if (i > 0 && (bytes as number) <= points[i - 1].bytes) fail(`${at}.bytes`, `sizes must increase (${bytes} after ${points[i - 1].bytes})`);
+    points.push({ bytes: bytes as number, seconds: seconds as number, samples: (samples as number | undefined) ?? 0 });
+  });
+  return points;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

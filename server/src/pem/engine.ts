@@ -1,0 +1,694 @@
+// The PEM engine: seed 000's online algorithm (§2.2, Figure 3), extended to MPI.
+//
+// Seed 000 builds the group activity graph (GAG) incrementally: each process's next event is
+// queued (read, its predecessor not reported), current (a candidate: the process computes
+// toward it), pending (an endRecv whose send is not reported yet) or reported (its time is
+// fixed; it is added to the GAG and forgotten once its successors are reported). A group (the
+// processes sharing a processor in the target configuration) has a clock, the group time; its
+// non-blocked processes share the processor round-robin with infinitely small quanta, so a
+// current event with `procTime` left is reached after procTime × |CNER events in the group|
+// of group time (Figure 3, line 18). The event with the earliest event time is reported next.
+//
+// Here the same quantities, with a node of C cores for a group of one processor:
+// - a node's running ranks each progress at min(1, C / running) CPU seconds per second; the
+//   node keeps the CPU each running rank has received since a fixed origin (`served`), so the
+//   current event that completes first is the one with the least CPU left, reached at
+//   `served` + left × running / C, Figure 3's earliest event time;
+// - one global queue orders every node's next completion and every known completion time, so
+//   an event is reported only when no other event can still come before it (Figure 3 reports
+//   the smallest earliest event time over all groups; in a trace every process's next event is
+//   always available, so Figure 3's wait for "each process has a current or pending event" and
+//   its keep-alive events are not needed to make progress; keep-alive operations in a stream
+//   only advance their node's clock and are dropped, as in the paper);
+// - a rank blocked in a receive, a wait or a collective is pending; it gets no CPU share.
+//
+// Extensions (the paper has PVM send/startRecv/endRecv only): eager sends (data leaves at the
+// send; the sender goes on) up to the table's eager limit and rendezvous above it (data leaves
+// when both sides are there: max(send + L₀, receive posted) + L₀ + T(bytes), which is the
+// handshake's two extra one-way delays when the receive was posted first); non-blocking sends
+// and receives completing in waits; collectives by their point-to-point rounds
+// (collectives.ts). The critical path is tracked forward: every rank carries the split
+// (compute, communication, waiting for a CPU) of the longest path ending at its present, and a
+// completion caused by another rank takes that rank's path plus the communication.
+// Memory holds the operations in flight (unmatched messages, open requests and collectives),
+// never the trace.
+
+import { CollectiveCosts, collectiveShape } from './collectives';
+import { OpKind, PemOp, RankStream } from './ops';
+
+export interface EngineNetwork {
+  oneWay(bytes: number, sameNode: boolean): number;
+  eagerLimitBytes: number;
+}
+
+export interface EngineInput {
+  streams: RankStream[];
+  /** Node index per rank. */
+  nodeOf: ArrayLike<number>;
+  /** Cores per node. */
+  coresPerNode: readonly number[];
+  network: EngineNetwork;
+  /** Communicator id → world ranks in communicator order. */
+  communicators: Map<number, readonly number[]>;
+  /** When each rank starts (launch skew), seconds; 0 when absent. */
+  startSeconds?: readonly number[];
+  /** Called when an operation is reported (its time is fixed), in time order per rank. */
+  onReport?: (rank: number, op: PemOp, time: number) => void;
+}
+
+export interface CriticalPath {
+  computeSeconds: number;
+  commSeconds: number;
+  waitSeconds: number;
+}
+
+export interface EngineResult {
+  predictedSeconds: number;
+  finishSeconds: number[];
+  criticalPath: CriticalPath;
+  operations: number;
+  /** Events that could not be simulated (deadlocks, unknown requests), counted and explained. */
+  problems: string[];
+  complete: boolean;
+}
+
+const COMPUTING = 1;
+const BLOCKED = 2;
+const DONE = 3;
+
+/** A completion: when, and the critical-path split of the path that leads to it. */
+class Completion {
+  resolved = false;
+  time = 0;
+  pc = 0;
+  pm = 0;
+  pw = 0;
+  waiter: RankState | null = null;
+}
+
+class RankState {
+  status = 0;
+  op: PemOp | undefined;
+  burstStart = 0;
+  burstCpu = 0;
+  /** The path ending at this rank's present: compute, communication, waiting for a CPU. */
+  pc = 0;
+  pm = 0;
+  pw = 0;
+  /** Open requests by id. */
+  readonly requests = new Map<number, Completion>();
+  readonly collectiveSeq = new Map<number, number>();
+  /** While blocked: completions still unknown and the latest known one. */
+  unresolved = 0;
+  readonly until = new Completion();
+  finish = NaN;
+  constructor(
+    readonly rank: number,
+    readonly node: number,
+    readonly stream: RankStream,
+  ) {}
+}
+
+interface Message {
+  time: number;
+  bytes: number;
+  eager: boolean;
+  oneWay: number;
+  zeroWay: number;
+  pc: number;
+  pm: number;
+  pw: number;
+  sender: Completion | null;
+}
+
+interface PostedRecv {
+  time: number;
+  pc: number;
+  pm: number;
+  pw: number;
+  done: Completion;
+}
+
+interface Channel {
+  sends: Message[];
+  recvs: PostedRecv[];
+}
+
+interface CollectiveInstance {
+  members: readonly number[];
+  arrived: number;
+  payload: number;
+  last: Completion;
+  root: Completion | null;
+  waiting: { rank: number; arrival: number; pc: number; pm: number; pw: number; done: Completion }[];
+}
+
+/** A node: its cores and the CPU share handed out so far, with a heap of running ranks by finish. */
+class NodeState {
+  running = 0;
+  /** CPU seconds each running rank has received since the origin. */
+  served = 0;
+  lastTime = 0;
+  version = 0;
+  readonly heapRank: RankState[] = [];
+  readonly heapServed: number[] = [];
+  constructor(
+    readonly index: number,
+    readonly cores: number,
+  ) {}
+
+  rate(): number {
+    return this.running <= this.cores ? 1 : this.cores / this.running;
+  }
+
+  advance(time: number): void {
+    if (time > this.lastTime) {
+      if (this.running > 0) this.served += (time - this.lastTime) * this.rate();
+      this.lastTime = time;
+    }
+  }
+
+  push(rank: RankState, finishServed: number): void {
+    const hr = this.heapRank;
+    const hs = this.heapServed;
+    let i = hr.length;
+    hr.push(rank);
+    hs.push(finishServed);
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (hs[parent] <= finishServed) break;
+      hr[i] = hr[parent];
+      hs[i] = hs[parent];
+      i = parent;
+    }
+    hr[i] = rank;
+    hs[i] = finishServed;
+    this.running++;
+  }
+
+  pop(): RankState {
+    const hr = this.heapRank;
+    const hs = this.heapServed;
+    const top = hr[0];
+    const lastRank = hr.pop()!;
+    const lastServed = hs.pop()!;
+    const n = hr.length;
+    if (n > 0) {
+      let i = 0;
+      for (;;) {
+        let child = 2 * i + 1;
+        if (child >= n) break;
+        if (child + 1 < n && hs[child + 1] < hs[child]) child++;
+        if (hs[child] >= lastServed) break;
+        hr[i] = hr[child];
+        hs[i] = hs[child];
+        i = child;
+      }
+      hr[i] = lastRank;
+      hs[i] = lastServed;
+    }
+    this.running--;
+    return top;
+  }
+
+  nextFinish(): number {
+    return this.heapServed[0];
+  }
+}
+
+/** The global queue: times with a kind (node or rank) and the node version they were made for. */
+class EventQueue {
+  private readonly times: number[] = [];
+  private readonly seqs: number[] = [];
+  private readonly ids: number[] = [];
+  private readonly versions: number[] = [];
+  private seq = 0;
+
+  get size(): number {
+    return this.times.length;
+  }
+
+  push(time: number, id: number, version: number): void {
+    const t = this.times;
+    const s = this.seqs;
+    const ids = this.ids;
+    const v = this.versions;
+    const seq = this.seq++;
+    let i = t.length;
+    t.push(time);
+    s.push(seq);
+    ids.push(id);
+    v.push(version);
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (t[parent] < time || (t[parent] === time && s[parent] < seq)) break;
+      t[i] = t[parent];
+      s[i] = s[parent];
+      ids[i] = ids[parent];
+      v[i] = v[parent];
+      i = parent;
+    }
+    t[i] = time;
+    s[i] = seq;
+    ids[i] = id;
+    v[i] = version;
+  }
+
+  /** Pops the earliest entry into `out` ([time, id, version]). */
+  pop(out: number[]): void {
+    const t = this.times;
+    const s = this.seqs;
+    const ids = this.ids;
+    const v = this.versions;
+    out[0] = t[0];
+    out[1] = ids[0];
+    out[2] = v[0];
+    const lt = t.pop()!;
+    const ls = s.pop()!;
+    const lid = ids.pop()!;
+    const lv = v.pop()!;
+    const n = t.length;
+    if (n === 0) return;
+    let i = 0;
+    for (;;) {
+      let c = 2 * i + 1;
+      if (c >= n) break;
+      if (c + 1 < n && (t[c + 1] < t[c] || (t[c + 1] === t[c] && s[c + 1] < s[c]))) c++;
+      if (t[c] > lt || (t[c] === lt && s[c] > ls)) break;
+      t[i] = t[c];
+      s[i] = s[c];
+      ids[i] = ids[c];
+      v[i] = v[c];
+      i = c;
+    }
+    t[i] = lt;
+    s[i] = ls;
+    ids[i] = lid;
+    v[i] = lv;
+  }
+}
+
+/** Queue ids ≥ 0 are nodes; a rank r whose blocking operation completes is −1 − r. */
+const rankEventId = (rank: number) => -1 - rank;
+
+export class PemEngine {
+  private readonly ranks: RankState[];
+  private readonly nodes: NodeState[];
+  private readonly queue = new EventQueue();
+  private readonly channels = new Map<number, Map<number, Channel>>();
+  private readonly collectives = new Map<string, CollectiveInstance>();
+  private readonly costs: CollectiveCosts;
+  private readonly popped = [0, 0, 0];
+  private readonly problemCounts = new Map<string, number>();
+  private readonly worldRanks: number[];
+  private operations = 0;
+  private started = false;
+
+  constructor(private readonly input: EngineInput) {
+    const n = input.streams.length;
+    this.nodes = input.coresPerNode.map((cores, index) => new NodeState(index, Math.max(1, cores)));
+    this.ranks = input.streams.map((stream, rank) => new RankState(rank, input.nodeOf[rank], stream));
+    this.costs = new CollectiveCosts(input.nodeOf, (bytes, same) => input.network.oneWay(bytes, same));
+    this.worldRanks = Array.from({ length: n }, (_, i) => i);
+  }
+
+  /** Simulates up to `budget` operations; returns true when the run is over. */
+  run(budget = Infinity): boolean {
+    if (!this.started) {
+      this.started = true;
+      for (const rank of this.ranks) {
+        const start = this.input.startSeconds?.[rank.rank] ?? 0;
+        rank.pw = start;
+        this.nextOp(rank, start);
+      }
+    }
+    const queue = this.queue;
+    const out = this.popped;
+    const stopAt = this.operations + budget;
+    while (queue.size > 0) {
+      if (this.operations >= stopAt) return false;
+      queue.pop(out);
+      const time = out[0];
+      const id = out[1];
+      if (id >= 0) {
+        const node = this.nodes[id];
+        if (out[2] !== node.version) continue;
+        this.completeBursts(node, time);
+      } else {
+        const rank = this.ranks[-1 - id];
+        rank.pc = rank.until.pc;
+        rank.pm = rank.until.pm;
+        rank.pw = rank.until.pw;
+        rank.status = 0;
+        this.report(rank, time);
+        this.nextOp(rank, time);
+      }
+    }
+    return true;
+  }
+
+  get operationsDone(): number {
+    return this.operations;
+  }
+
+  result(): EngineResult {
+    const problems = [...this.problemCounts].map(([text, count]) => (count > 1 ? `${text} (${count} times)` : text));
+    const stuck = this.ranks.filter((r) => r.status !== DONE);
+    if (stuck.length > 0) {
+      problems.push(`${stuck.length} rank(s) never finish: ${stuck.slice(0, 8).map((r) => `rank ${r.rank} blocked in ${describe(r.op)}`).join('; ')}${stuck.length > 8 ? '; …' : ''}`);
+    }
+    let last: RankState | undefined;
+    for (const rank of this.ranks) if (rank.status === DONE && (!last || rank.finish > last.finish)) last = rank;
+    return {
+      predictedSeconds: last ? last.finish : 0,
+      finishSeconds: this.ranks.map((r) => r.finish),
+      criticalPath: { computeSeconds: last?.pc ?? 0, commSeconds: last?.pm ?? 0, waitSeconds: last?.pw ?? 0 },
+      operations: this.operations,
+      problems,
+      complete: stuck.length === 0,
+    };
+  }
+
+  private problem(text: string): void {
+    this.problemCounts.set(text, (this.problemCounts.get(text) ?? 0) + 1);
+  }
+
+  /** Reports the bursts of `node` that end at `time`, then runs their operations. */
+  private completeBursts(node: NodeState, time: number): void {
+    node.advance(time);
+    const done: RankState[] = [];
+    const tolerance = 1e-12 * Math.max(1, node.served);
+    while (node.running > 0 && node.nextFinish() <= node.served + tolerance) {
+      const rank = node.pop();
+      rank.pc += rank.burstCpu;
+      rank.pw += time - rank.burstStart - rank.burstCpu;
+      done.push(rank);
+    }
+    this.scheduleNode(node);
+    for (const rank of done) {
+      rank.status = 0;
+      this.execute(rank, time);
+    }
+  }
+
+  private scheduleNode(node: NodeState): void {
+    node.version++;
+    if (node.running === 0) return;
+    const left = node.nextFinish() - node.served;
+    let at = node.lastTime + Math.max(0, left) / node.rate();
+    // Late in a long run a tiny remainder can be below the clock's resolution; step one unit so time moves.
+    if (at <= node.lastTime && left > 0) at = node.lastTime + Math.max(Number.MIN_VALUE, node.lastTime * Number.EPSILON);
+    this.queue.push(at, node.index, node.version);
+  }
+
+  /** Pulls the rank's next operation and starts the computation before it. */
+  private nextOp(rank: RankState, time: number): void {
+    for (;;) {
+      const next = rank.stream.next();
+      if (!next) {
+        rank.status = DONE;
+        rank.finish = time;
+        return;
+      }
+      rank.op = next;
+      if (next.compute > 0) {
+        const node = this.nodes[rank.node];
+        node.advance(time);
+        rank.status = COMPUTING;
+        rank.burstStart = time;
+        rank.burstCpu = next.compute;
+        node.push(rank, node.served + next.compute);
+        this.scheduleNode(node);
+        return;
+      }
+      if (!this.perform(rank, time)) return;
+      this.report(rank, time);
+    }
+  }
+
+  private report(rank: RankState, time: number): void {
+    this.input.onReport?.(rank.rank, rank.op!, time);
+  }
+
+  /** Runs the operation a rank reached; continues with the next one unless it blocks. */
+  private execute(rank: RankState, time: number): void {
+    if (!this.perform(rank, time)) return;
+    this.report(rank, time);
+    this.nextOp(rank, time);
+  }
+
+  /** Performs `rank.op` at `time`; returns false when the rank blocks or ends. */
+  private perform(rank: RankState, time: number): boolean {
+    const op = rank.op!;
+    this.operations++;
+    switch (op.kind) {
+      case OpKind.Send:
+      case OpKind.Isend: {
+        const done = this.send(rank, op, time);
+        if (op.kind === OpKind.Isend) {
+          rank.requests.set(op.request, done);
+          return true;
+        }
+        return this.block(rank, [done], time);
+      }
+      case OpKind.Recv:
+      case OpKind.Irecv: {
+        const done = new Completion();
+        if (op.peer < 0) this.resolve(done, time, rank.pc, rank.pm, rank.pw);
+        else this.postRecv(rank, op, time, done);
+        if (op.kind === OpKind.Irecv) {
+          rank.requests.set(op.request, done);
+          return true;
+        }
+        return this.block(rank, [done], time);
+      }
+      case OpKind.Wait: {
+        const completions: Completion[] = [];
+        for (const id of op.requests) {
+          const done = rank.requests.get(id);
+          if (!done) {
+            this.problem(`a wait names request ${id}, which no Isend/Irecv of that rank opened; ignored`);
+            continue;
+          }
+          rank.requests.delete(id);
+          completions.push(done);
+        }
+        return this.block(rank, completions, time);
+      }
+      case OpKind.Collective:
+        return this.block(rank, [this.collective(rank, op, time)], time);
+      case OpKind.KeepAlive:
+        return true;
+      case OpKind.End:
+        rank.status = DONE;
+        rank.finish = time;
+        this.report(rank, time);
+        rank.op = undefined;
+        return false;
+    }
+  }
+
+  /** Blocks the rank until every completion is known; returns true when none is in the future. */
+  private block(rank: RankState, completions: Completion[], time: number): boolean {
+    const until = rank.until;
+    until.time = time;
+    until.pc = rank.pc;
+    until.pm = rank.pm;
+    until.pw = rank.pw;
+    rank.unresolved = 0;
+    for (const done of completions) {
+      if (done.resolved) this.merge(until, done);
+      else {
+        done.waiter = rank;
+        rank.unresolved++;
+      }
+    }
+    if (rank.unresolved > 0) {
+      rank.status = BLOCKED;
+      return false;
+    }
+    if (until.time <= time) return true;
+    rank.status = BLOCKED;
+    this.queue.push(until.time, rankEventId(rank.rank), 0);
+    return false;
+  }
+
+  private merge(into: Completion, done: Completion): void {
+    if (done.time > into.time) {
+      into.time = done.time;
+      into.pc = done.pc;
+      into.pm = done.pm;
+      into.pw = done.pw;
+    }
+  }
+
+  /** Fixes a completion's time and path; wakes its waiter once its last completion is known. */
+  private resolve(done: Completion, time: number, pc: number, pm: number, pw: number): void {
+    done.resolved = true;
+    done.time = time;
+    done.pc = pc;
+    done.pm = pm;
+    done.pw = pw;
+    const waiter = done.waiter;
+    if (!waiter) return;
+    done.waiter = null;
+    this.merge(waiter.until, done);
+    if (--waiter.unresolved === 0) this.queue.push(waiter.until.time, rankEventId(waiter.rank), 0);
+  }
+
+  private channel(src: number, dst: number, comm: number, tag: number): Channel {
+    const pair = src * this.ranks.length + dst;
+    let byTag = this.channels.get(pair);
+    if (!byTag) this.channels.set(pair, (byTag = new Map()));
+    const key = comm * 4294967296 + tag;
+    let channel = byTag.get(key);
+    if (!channel) byTag.set(key, (channel = { sends: [], recvs: [] }));
+    return channel;
+  }
+
+  /** Forgets a channel with nothing in flight, so memory follows the messages in flight, not the tags ever used. */
+  private dropIfEmpty(src: number, dst: number, comm: number, tag: number, channel: Channel): void {
+    if (channel.sends.length > 0 || channel.recvs.length > 0) return;
+    const pair = src * this.ranks.length + dst;
+    const byTag = this.channels.get(pair)!;
+    byTag.delete(comm * 4294967296 + tag);
+    if (byTag.size === 0) this.channels.delete(pair);
+  }
+
+  private send(rank: RankState, op: PemOp, time: number): Completion {
+    const done = new Completion();
+    const dst = op.peer;
+    if (dst < 0 || dst >= this.ranks.length) {
+      this.problem(`a send to rank ${dst}, outside the trace's ranks; ignored`);
+      this.resolve(done, time, rank.pc, rank.pm, rank.pw);
+      return done;
+    }
+    const same = this.input.nodeOf[rank.rank] === this.input.nodeOf[dst];
+    const network = this.input.network;
+    const oneWay = network.oneWay(op.bytes, same);
+    const eager = op.bytes <= network.eagerLimitBytes;
+    const zeroWay = eager ? 0 : network.oneWay(0, same);
+    const channel = this.channel(rank.rank, dst, op.comm, op.tag);
+    const recv = channel.recvs.length > 0 ? channel.recvs.shift()! : undefined;
+    if (recv) this.dropIfEmpty(rank.rank, dst, op.comm, op.tag, channel);
+    if (eager) this.resolve(done, time, rank.pc, rank.pm, rank.pw);
+    if (recv) {
+      // The receive was posted no later than now, so the data's arrival decides.
+      const comm = eager ? oneWay : 2 * zeroWay + oneWay;
+      this.resolve(recv.done, time + comm, rank.pc, rank.pm + comm, rank.pw);
+      if (!eager) this.resolve(done, time + comm, rank.pc, rank.pm + comm, rank.pw);
+    } else {
+      channel.sends.push({ time, bytes: op.bytes, eager, oneWay, zeroWay, pc: rank.pc, pm: rank.pm, pw: rank.pw, sender: eager ? null : done });
+    }
+    return done;
+  }
+
+  private postRecv(rank: RankState, op: PemOp, time: number, done: Completion): void {
+    if (op.peer >= this.ranks.length) {
+      this.problem(`a receive from rank ${op.peer}, outside the trace's ranks; ignored`);
+      this.resolve(done, time, rank.pc, rank.pm, rank.pw);
+      return;
+    }
+    const channel = this.channel(op.peer, rank.rank, op.comm, op.tag);
+    const msg = channel.sends.length > 0 ? channel.sends.shift()! : undefined;
+    if (msg) this.dropIfEmpty(op.peer, rank.rank, op.comm, op.tag, channel);
+    else {
+      channel.recvs.push({ time, pc: rank.pc, pm: rank.pm, pw: rank.pw, done });
+      return;
+    }
+    if (msg.eager) {
+      const arrival = msg.time + msg.oneWay;
+      if (arrival > time) this.resolve(done, arrival, msg.pc, msg.pm + msg.oneWay, msg.pw);
+      else this.resolve(done, time, rank.pc, rank.pm, rank.pw);
+      return;
+    }
+    // Rendezvous: the request-to-send arrives at msg.time + L₀; the reply and the data follow.
+    const senderFirst = msg.time + msg.zeroWay >= time;
+    const comm = senderFirst ? 2 * msg.zeroWay + msg.oneWay : msg.zeroWay + msg.oneWay;
+    const at = (senderFirst ? msg.time + msg.zeroWay : time) + msg.zeroWay + msg.oneWay;
+    const pc = senderFirst ? msg.pc : rank.pc;
+    const pm = (senderFirst ? msg.pm : rank.pm) + comm;
+    const pw = senderFirst ? msg.pw : rank.pw;
+    this.resolve(done, at, pc, pm, pw);
+    if (msg.sender) this.resolve(msg.sender, at, pc, pm, pw);
+  }
+
+  private collective(rank: RankState, op: PemOp, time: number): Completion {
+    const seq = rank.collectiveSeq.get(op.comm) ?? 0;
+    rank.collectiveSeq.set(op.comm, seq + 1);
+    const key = `${op.comm}:${seq}`;
+    let instance = this.collectives.get(key);
+    if (!instance) {
+      let members = this.input.communicators.get(op.comm);
+      if (!members) {
+        this.problem(`a collective on communicator ${op.comm}, which the trace does not define; taken as all ranks`);
+        members = this.worldRanks;
+      }
+      instance = { members, arrived: 0, payload: 0, last: new Completion(), root: null, waiting: [] };
+      this.collectives.set(key, instance);
+    }
+    const done = new Completion();
+    instance.arrived++;
+    instance.payload = Math.max(instance.payload, op.sizeSent, op.sizeReceived);
+    if (time >= instance.last.time) {
+      instance.last.time = time;
+      instance.last.pc = rank.pc;
+      instance.last.pm = rank.pm;
+      instance.last.pw = rank.pw;
+    }
+    const shape = collectiveShape(op.collective);
+    const eager = instance.payload <= this.input.network.eagerLimitBytes;
+    const isRoot = op.root === rank.rank;
+    const arrival = { rank: rank.rank, arrival: time, pc: rank.pc, pm: rank.pm, pw: rank.pw, done };
+    if (shape === 'fromRoot' && isRoot) {
+      instance.root = Object.assign(new Completion(), { time, pc: rank.pc, pm: rank.pm, pw: rank.pw, resolved: true });
+      const cost = this.costs.cost(op.comm, instance.members, op.collective, instance.payload);
+      for (const waiting of instance.waiting) this.releaseAfterRoot(instance, waiting, cost);
+      instance.waiting = [];
+      if (eager) this.resolve(done, time, rank.pc, rank.pm, rank.pw);
+      else this.resolve(done, time + cost, rank.pc, rank.pm + cost, rank.pw);
+    } else if (shape === 'fromRoot' && instance.root) {
+      this.releaseAfterRoot(instance, arrival, this.costs.cost(op.comm, instance.members, op.collective, instance.payload));
+    } else if (shape === 'toRoot' && !isRoot && eager) {
+      this.resolve(done, time, rank.pc, rank.pm, rank.pw);
+    } else {
+      instance.waiting.push(arrival);
+    }
+    if (instance.arrived >= instance.members.length) {
+      this.collectives.delete(key);
+      const cost = this.costs.cost(op.comm, instance.members, op.collective, instance.payload);
+      const last = instance.last;
+      for (const waiting of instance.waiting) this.resolve(waiting.done, last.time + cost, last.pc, last.pm + cost, last.pw);
+    }
+    return done;
+  }
+
+  private releaseAfterRoot(instance: CollectiveInstance, waiting: CollectiveInstance['waiting'][number], cost: number): void {
+    const root = instance.root!;
+    if (root.time + cost > waiting.arrival) this.resolve(waiting.done, root.time + cost, root.pc, root.pm + cost, root.pw);
+    else this.resolve(waiting.done, waiting.arrival, waiting.pc, waiting.pm, waiting.pw);
+  }
+}
+
+function describe(op: PemOp | undefined): string {
+  if (!op) return 'nothing';
+  switch (op.kind) {
+    case OpKind.Send:
+      return `a send to rank ${op.peer} (tag ${op.tag}, ${op.bytes} bytes)`;
+    case OpKind.Recv:
+      return `a receive from rank ${op.peer} (tag ${op.tag})`;
+    case OpKind.Wait:
+      return `a wait on ${op.requests.length} request(s)`;
+    case OpKind.Collective:
+      return `collective ${op.collective} on communicator ${op.comm}`;
+    default:
+      return `operation ${op.kind}`;
+  }
+}
+
+/** Runs an engine to the end. */
+export function simulate(input: EngineInput): EngineResult {
+  const engine = new PemEngine(input);
+  engine.run();
+  return engine.result();
+}

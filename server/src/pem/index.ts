@@ -1,0 +1,188 @@
+// The what-if API used by the CLI (`causal-lens whatif`) and the side panel: predict, from one
+// OTF2 trace, the run time of other placements and networks. Each scenario streams the trace
+// again through the engine, so memory stays bounded by the operations in flight.
+
+import * as fs from 'node:fs';
+import { CommTable, isCommTablePreset, loadCommTable, modelCommTable, presetCommTable } from '../network/commTable';
+import { communicatorRanks, openOtf2Archive, Otf2Archive } from '../trace/otf2Archive';
+import { CriticalPath, PemEngine } from './engine';
+import { cpuTimeMetrics, Otf2RankStream } from './otf2Ops';
+import { OpKind } from './ops';
+import { engineNetwork, mapPlacement, parseMapText, Placement, ScenarioError, spreadPlacement, tracedPlacement } from './scenario';
+
+/** One scenario; absent parts keep the traced configuration (same shape as the panel's WhatIfScenarioSpec). */
+export interface ScenarioSpec {
+  /** Spread the ranks over this many nodes (block, or cyclic). */
+  nodes?: number;
+  cyclic?: boolean;
+  /** Explicit rank → node map; wins over `nodes`. */
+  map?: number[];
+  /** A preset name, a path to a calibration JSON, or a latency/bandwidth model. */
+  network?: string | { latencySeconds: number; bandwidthBytesPerSecond: number };
+}
+
+export interface PredictOptions {
+  /** Cores per node for spread and mapped placements (default: the traced nodes' cores, else 1). */
+  coresPerNode?: number;
+  /** The network the trace was recorded on (default: DEFAULT_TRACED_NETWORK). */
+  tracedNetwork?: CommTable;
+  /**
+   * Tracing cost per MPI call removed from the computation, seconds; 'auto' takes, per rank, the
+   * smallest computation between two of its MPI calls (back-to-back calls: nothing but the
+   * recorder's own work), found in a first pass over the trace.
+   */
+  eventCostSeconds?: number | 'auto';
+}
+
+export interface ScenarioResult {
+  placement: string;
+  network: string;
+  predictedSeconds: number;
+  perRank: { rank: number; finishSeconds: number }[];
+  criticalPath: CriticalPath;
+  /** Present when the simulation could not use every event (counted reasons). */
+  problems?: string[];
+}
+
+export interface WhatIfPrediction {
+  measuredSeconds: number;
+  scenarios: ScenarioResult[];
+  /** Problems reading the trace, each naming the file and byte offset. */
+  traceProblems: string[];
+}
+
+export class CancelledError extends Error {
+  constructor() {
+    super('cancelled');
+  }
+}
+
+/**
+ * The traced network when none is given: shared memory on one host, Open MPI 4.1 vader/TCP
+ * loopback, measured on the development VM by `causal-lens calibrate` (2-core Xeon): one-way
+ * ≈ 2 µs and ≈ 3 GB/s. Pass the trace's own calibration for better numbers.
+ */
+export const DEFAULT_TRACED_NETWORK = modelCommTable('traced: shared memory (assumed, 2 µs, 3 GB/s)', 2e-6, 3e9);
+
+export function resolveNetwork(network: NonNullable<ScenarioSpec['network']>): CommTable {
+  if (typeof network === 'object') return modelCommTable(`${network.latencySeconds * 1e6} µs, ${(network.bandwidthBytesPerSecond * 8) / 1e9} Gbit/s`, network.latencySeconds, network.bandwidthBytesPerSecond);
+  if (isCommTablePreset(network)) return presetCommTable(network);
+  return loadCommTable(network);
+}
+
+/** Reads the trace's definitions; throws a ScenarioError naming the file when nothing can be read. */
+export function openTrace(tracePath: string): Otf2Archive {
+  const archive = openOtf2Archive(tracePath);
+  if (archive.fatal) throw new ScenarioError(archive.fatal);
+  return archive;
+}
+
+function scenarioPlacement(spec: ScenarioSpec, archive: Otf2Archive, options: PredictOptions): Placement {
+  const ranks = archive.ranks.length;
+  const traced = tracedPlacement(archive.ranks);
+  const uniform = traced.coresPerNode.every((c) => c === traced.coresPerNode[0]) ? traced.coresPerNode[0] : 1;
+  const cores = options.coresPerNode ?? uniform;
+  if (spec.map) return mapPlacement(spec.map, ranks, cores, `map (${ranks}/${Math.max(...spec.map) + 1})`);
+  if (spec.nodes !== undefined) return spreadPlacement(ranks, spec.nodes, spec.cyclic ?? false, cores);
+  return options.coresPerNode !== undefined ? tracedPlacement(archive.ranks, options.coresPerNode) : traced;
+}
+
+/** Reads a map file for `ScenarioSpec.map`. */
+export function readMapFile(file: string): number[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ScenarioError(`${file}: cannot read the map (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  return parseMapText(text, file);
+}
+
+/** Operations simulated between progress reports and cancellation checks. */
+const SLICE = 200_000;
+
+export async function predictScenarios(
+  tracePath: string,
+  scenarios: readonly ScenarioSpec[],
+  options: PredictOptions = {},
+  progress?: (fraction: number) => void,
+  cancel?: () => boolean,
+): Promise<WhatIfPrediction> {
+  const archive = openTrace(tracePath);
+  const specs = scenarios.length > 0 ? scenarios : [{}];
+  const traced = options.tracedNetwork ?? DEFAULT_TRACED_NETWORK;
+  const communicators = communicatorRanks(archive.defs);
+  const cpuMetrics = cpuTimeMetrics(archive);
+  const traceProblems: string[] = archive.problems.map((p) => `${p.file} @${p.offset}: ${p.message}`);
+  const eventCosts = archive.ranks.map((rank) => {
+    if (options.eventCostSeconds !== 'auto') return options.eventCostSeconds ?? 0;
+    const stream = new Otf2RankStream(archive, rank, communicators, cpuMetrics, archive.defs.clock.globalOffset);
+    let smallest = Infinity;
+    let first = true;
+    for (let op = stream.next(); op; op = stream.next()) {
+      if (!first && op.kind !== OpKind.End) smallest = Math.min(smallest, op.compute);
+      first = false;
+    }
+    return Number.isFinite(smallest) ? smallest : 0;
+  });
+  let measuredSeconds = NaN;
+  const results: ScenarioResult[] = [];
+  for (let s = 0; s < specs.length; s++) {
+    const spec = specs[s];
+    const placement = scenarioPlacement(spec, archive, options);
+    const table = spec.network === undefined ? traced : resolveNetwork(spec.network);
+    const streams = archive.ranks.map((rank, i) => new Otf2RankStream(archive, rank, communicators, cpuMetrics, archive.defs.clock.globalOffset, { eventCostSeconds: eventCosts[i] }));
+    try {
+      // The first operation of every rank is read before the run, which fixes each rank's start.
+      const firstOps = streams.map((stream) => stream.next());
+      const origin = Math.min(...streams.map((st) => st.facts.firstSeconds).filter(Number.isFinite));
+      const primed = streams.map((stream, i) => {
+        let first: typeof firstOps[number] | undefined = firstOps[i];
+        return {
+          next: () => {
+            if (first) {
+              const op = first;
+              first = undefined;
+              return op;
+            }
+            return stream.next();
+          },
+        };
+      });
+      const engine = new PemEngine({
+        streams: primed,
+        nodeOf: placement.nodeOf,
+        coresPerNode: placement.coresPerNode,
+        network: engineNetwork(table, traced),
+        communicators,
+        startSeconds: streams.map((st) => (Number.isFinite(st.facts.firstSeconds) ? st.facts.firstSeconds - origin : 0)),
+      });
+      while (!engine.run(SLICE)) {
+        if (cancel?.()) throw new CancelledError();
+        const done = streams.reduce((sum, st) => sum + st.fraction, 0) / streams.length;
+        progress?.((s + done) / specs.length);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      const result = engine.result();
+      if (s === 0) {
+        measuredSeconds = Math.max(...streams.map((st) => st.facts.lastSeconds - st.facts.suspendedSeconds)) - origin;
+        for (const stream of streams) {
+          for (const p of stream.problems) traceProblems.push(`${p.file} @${p.offset}: ${p.message}`);
+          for (const [reason, count] of stream.skipped) traceProblems.push(`rank ${stream.rank.rank}: ${reason}${count > 1 ? ` (${count} times)` : ''}`);
+        }
+      }
+      results.push({
+        placement: placement.label,
+        network: spec.network === undefined ? traced.name : table.name,
+        predictedSeconds: result.predictedSeconds,
+        perRank: result.finishSeconds.map((finishSeconds, rank) => ({ rank, finishSeconds })),
+        criticalPath: result.criticalPath,
+        ...(result.problems.length > 0 ? { problems: result.problems } : {}),
+      });
+    } finally {
+      for (const stream of streams) stream.close();
+    }
+    progress?.((s + 1) / specs.length);
+  }
+  return { measuredSeconds, scenarios: results, traceProblems };
+}

@@ -1,0 +1,58 @@
+// What the PEM engine consumes: per rank, a stream of operations, each preceded by the CPU time
+// the rank computed since the previous one ended. These are seed 000's PAG events (send,
+// startRecv, endRecv) widened to MPI: non-blocking operations, waits and collectives.
+
+export const enum OpKind {
+  /** Blocking send (MPI_Send): eager below the table's eager limit, rendezvous above. */
+  Send,
+  /** Non-blocking send; completes in a later Wait naming its request. */
+  Isend,
+  /** Blocking receive (endRecv in seed 000). */
+  Recv,
+  /** Posting a non-blocking receive (startRecv); completes in a later Wait naming its request. */
+  Irecv,
+  /** Waits until every request in `requests` completed. */
+  Wait,
+  Collective,
+  /** Seed 000's keep-alive: computation with no communication, dropped from the result. */
+  KeepAlive,
+  /** The rank's last computation; nothing follows. */
+  End,
+}
+
+export class PemOp {
+  /** CPU seconds computed between the end of the previous operation and this one. */
+  compute = 0;
+  /** Partner as a world rank (Send, Isend, Recv, Irecv). */
+  peer = -1;
+  comm = 0;
+  tag = 0;
+  bytes = 0;
+  /** Request id (Isend, Irecv). */
+  request = -1;
+  /** Requests completed by a Wait. */
+  requests: number[] = [];
+  /** OTF2_CollectiveOp (Collective). */
+  collective = 0;
+  /** Root as a world rank, or -1. */
+  root = -1;
+  sizeSent = 0;
+  sizeReceived = 0;
+  constructor(public kind: OpKind) {}
+}
+
+/** One rank's operations, pulled one at a time; undefined after the End. */
+export interface RankStream {
+  next(): PemOp | undefined;
+}
+
+/** A stream over an array, for tests and generated workloads. */
+export function arrayStream(ops: PemOp[]): RankStream {
+  let i = 0;
+  return { next: () => ops[i++] };
+}
+
+/** Builds an operation; fields not given keep their defaults. */
+export function op(kind: OpKind, fields: Partial<Omit<PemOp, 'kind'>> = {}): PemOp {
+  return Object.assign(new PemOp(kind), fields);
+}

@@ -1,0 +1,316 @@
+// From an OTF2 rank's events to PEM operations (ops.ts). An MPI call is an Enter/Leave pair of a
+// region named MPI_*; the records inside it say what it did:
+//   MpiSend → Send, MpiRecv → Recv, MpiIsend → Isend, MpiIrecvRequest → Irecv,
+//   MpiIsendComplete / MpiIrecv → a Wait on those requests (Score-P: Irecv request at the post,
+//   the receive itself in the Waitall), MpiCollectiveBegin/End → Collective;
+//   a call with a send and a receive (MPI_Sendrecv) → Isend, Recv, Wait.
+// The computation before an operation is the rank's thread CPU time between the end of the
+// previous call and this call's Enter (the recorder's CPU_TIME metric, written right before
+// every Enter and Leave); without that metric (Score-P traces), the elapsed time. Calls that do
+// not block (Isend, Irecv, calls without MPI records) add their own duration to the computation.
+// Perturbation removed: recorded suspensions (BufferFlush, time..stopTime; the recorder
+// busy-waits, so they are CPU time as well) and a per-call tracing cost.
+// A posted Irecv needs its source before it can be matched, and OTF2 only says at the wait:
+// the stream reads ahead until then (the only operations held in memory).
+
+import { Otf2Archive, openRankEvents, RankLocation } from '../trace/otf2Archive';
+import { Otf2Problem } from '../trace/otf2Definitions';
+import * as ev from '../trace/otf2Events';
+import { OpKind, PemOp, RankStream } from './ops';
+
+export interface TraceOpsOptions {
+  /** Tracing cost subtracted per MPI call, seconds. */
+  eventCostSeconds?: number;
+  /** Bytes of each event file held in memory. */
+  windowBytes?: number;
+}
+
+export interface RankTraceFacts {
+  /** First and last event time, seconds from the trace's earliest event. */
+  firstSeconds: number;
+  lastSeconds: number;
+  suspendedSeconds: number;
+}
+
+/** The CPU_TIME metric classes of the archive (metric class ids whose member is named CPU_TIME). */
+export function cpuTimeMetrics(archive: Otf2Archive): Set<number> {
+  const ids = new Set<number>();
+  for (const [id, members] of archive.defs.metricClasses) {
+    if (members.some((m) => archive.defs.metricMembers.get(m)?.name.toUpperCase() === 'CPU_TIME')) ids.add(id);
+  }
+  return ids;
+}
+
+/** A rank's operations, read from its event file as the engine asks for them. */
+export class Otf2RankStream implements RankStream {
+  readonly facts: RankTraceFacts = { firstSeconds: NaN, lastSeconds: NaN, suspendedSeconds: 0 };
+  /** Skipped or unusable records, counted by reason. */
+  readonly skipped = new Map<string, number>();
+  private readonly reader: ev.Otf2EventReader;
+  private readonly ready: PemOp[] = [];
+  private readyHead = 0;
+  private readonly openIrecvs = new Map<number, PemOp>();
+  private readonly secondsPerTick: number;
+  private ended = false;
+  private carry = 0;
+  private lastWall = NaN;
+  private lastCpu = NaN;
+  private cpu = NaN;
+  private suspended = 0;
+  private depth = 0;
+  private regionStartWall = 0;
+  private regionStartCpu = NaN;
+  private region: PemOp[] = [];
+  private regionCompletions: number[] = [];
+  private regionBlocks = false;
+  private syntheticRequest = -2;
+  private readonly memberCache = new Map<number, readonly number[]>();
+  private readonly mpiRegions: Set<number>;
+
+  constructor(
+    private readonly archive: Otf2Archive,
+    readonly rank: RankLocation,
+    private readonly communicators: Map<number, readonly number[]>,
+    private readonly cpuMetrics: Set<number>,
+    private readonly originTicks: number,
+    private readonly options: TraceOpsOptions = {},
+  ) {
+    this.reader = openRankEvents(archive, rank, options.windowBytes);
+    this.secondsPerTick = 1 / archive.defs.clock.ticksPerSecond;
+    this.mpiRegions = new Set([...archive.defs.regions].filter(([, name]) => name.startsWith('MPI_')).map(([id]) => id));
+  }
+
+  get fraction(): number {
+    return this.reader.fraction;
+  }
+
+  get problems(): Otf2Problem[] {
+    return this.reader.problems;
+  }
+
+  next(): PemOp | undefined {
+    for (;;) {
+      if (this.readyHead < this.ready.length) {
+        const head = this.ready[this.readyHead];
+        if (!(head.kind === OpKind.Irecv && this.openIrecvs.get(head.request) === head) || this.ended) {
+          this.ready[this.readyHead++] = undefined as unknown as PemOp;
+          if (this.readyHead > 1024 && this.readyHead * 2 > this.ready.length) {
+            this.ready.splice(0, this.readyHead);
+            this.readyHead = 0;
+          }
+          return head;
+        }
+      } else if (this.ended) {
+        return undefined;
+      }
+      this.readMore();
+    }
+  }
+
+  close(): void {
+    this.reader.close();
+  }
+
+  private count(reason: string): void {
+    this.skipped.set(reason, (this.skipped.get(reason) ?? 0) + 1);
+  }
+
+  private emit(op: PemOp): void {
+    op.compute = Math.max(0, this.carry - (this.options.eventCostSeconds ?? 0));
+    this.carry = 0;
+    this.ready.push(op);
+  }
+
+  private worldRank(comm: number, rankInComm: number): number {
+    if (rankInComm < 0) return -1;
+    let members = this.memberCache.get(comm);
+    if (!members) {
+      members = this.communicators.get(comm) ?? [];
+      this.memberCache.set(comm, members);
+    }
+    if (members.length === 0) return this.rank.rank;
+    return members[rankInComm] ?? -1;
+  }
+
+  /** Elapsed or CPU seconds from the last mark to now, less suspensions. */
+  private gapSeconds(wall: number): number {
+    const cpuSeconds = !Number.isNaN(this.cpu) && !Number.isNaN(this.lastCpu) ? (this.cpu - this.lastCpu) * 1e-9 : NaN;
+    const seconds = Number.isNaN(cpuSeconds) ? (wall - this.lastWall) * this.secondsPerTick : cpuSeconds;
+    return Math.max(0, seconds - this.suspended * this.secondsPerTick);
+  }
+
+  private readMore(): void {
+    const r = this.reader;
+    if (!r.next()) {
+      this.finish();
+      return;
+    }
+    const time = r.time;
+    if (Number.isNaN(this.lastWall)) {
+      this.lastWall = time;
+      this.facts.firstSeconds = (time - this.originTicks) * this.secondsPerTick;
+    }
+    this.facts.lastSeconds = (time - this.originTicks) * this.secondsPerTick;
+    switch (r.type) {
+      case ev.EV_METRIC:
+        if (this.cpuMetrics.has(r.metric) && r.metricValues.length > 0) {
+          this.cpu = r.metricValues[0];
+          if (Number.isNaN(this.lastCpu)) this.lastCpu = this.cpu;
+        }
+        return;
+      case ev.EV_ENTER:
+        if (this.depth++ > 0 || !this.mpiRegions.has(r.region)) {
+          if (this.depth === 1) this.depth = 0;
+          return;
+        }
+        this.carry += this.gapSeconds(time);
+        this.suspended = 0;
+        this.regionStartWall = time;
+        this.regionStartCpu = this.cpu;
+        this.region = [];
+        this.regionCompletions = [];
+        this.regionBlocks = false;
+        return;
+      case ev.EV_LEAVE:
+        if (this.depth === 0) return;
+        if (--this.depth > 0) return;
+        this.closeRegion(time);
+        return;
+      case ev.EV_BUFFER_FLUSH:
+        if (this.depth === 0) {
+          this.suspended += Math.max(0, r.stopTime - time);
+          this.facts.suspendedSeconds += Math.max(0, r.stopTime - time) * this.secondsPerTick;
+        }
+        return;
+      default:
+        if (this.depth === 0) {
+          this.count('MPI records outside an MPI_* region');
+          return;
+        }
+        this.regionRecord(r);
+    }
+  }
+
+  private regionRecord(r: ev.Otf2EventReader): void {
+    switch (r.type) {
+      case ev.EV_MPI_SEND:
+      case ev.EV_MPI_ISEND: {
+        const op = new PemOp(r.type === ev.EV_MPI_SEND ? OpKind.Send : OpKind.Isend);
+        op.peer = this.worldRank(r.comm, r.peer);
+        op.comm = r.comm;
+        op.tag = r.tag;
+        op.bytes = r.length;
+        op.request = r.type === ev.EV_MPI_ISEND ? r.request : -1;
+        if (r.type === ev.EV_MPI_SEND) this.regionBlocks = true;
+        this.region.push(op);
+        return;
+      }
+      case ev.EV_MPI_RECV: {
+        const op = new PemOp(OpKind.Recv);
+        op.peer = this.worldRank(r.comm, r.peer);
+        op.comm = r.comm;
+        op.tag = r.tag;
+        op.bytes = r.length;
+        this.regionBlocks = true;
+        this.region.push(op);
+        return;
+      }
+      case ev.EV_MPI_IRECV_REQUEST: {
+        const op = new PemOp(OpKind.Irecv);
+        op.request = r.request;
+        this.openIrecvs.set(r.request, op);
+        this.region.push(op);
+        return;
+      }
+      case ev.EV_MPI_IRECV: {
+        const posted = this.openIrecvs.get(r.request);
+        if (posted) {
+          this.openIrecvs.delete(r.request);
+          posted.peer = this.worldRank(r.comm, r.peer);
+          posted.comm = r.comm;
+          posted.tag = r.tag;
+          posted.bytes = r.length;
+          this.regionCompletions.push(r.request);
+        } else {
+          // A receive completed without a recorded post: treat it as a blocking receive.
+          const op = new PemOp(OpKind.Recv);
+          op.peer = this.worldRank(r.comm, r.peer);
+          op.comm = r.comm;
+          op.tag = r.tag;
+          op.bytes = r.length;
+          this.region.push(op);
+          this.count('MpiIrecv without its MpiIrecvRequest (taken as a blocking receive)');
+        }
+        this.regionBlocks = true;
+        return;
+      }
+      case ev.EV_MPI_ISEND_COMPLETE:
+        this.regionCompletions.push(r.request);
+        this.regionBlocks = true;
+        return;
+      case ev.EV_MPI_REQUEST_CANCELLED: {
+        const posted = this.openIrecvs.get(r.request);
+        if (posted) {
+          this.openIrecvs.delete(r.request);
+          posted.peer = -1;
+        }
+        return;
+      }
+      case ev.EV_MPI_COLLECTIVE_END: {
+        const op = new PemOp(OpKind.Collective);
+        op.comm = r.comm;
+        op.collective = r.collectiveOp;
+        op.root = r.root === -1 ? -1 : this.worldRank(r.comm, r.root);
+        op.sizeSent = r.sizeSent;
+        op.sizeReceived = r.sizeReceived;
+        this.regionBlocks = true;
+        this.region.push(op);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private closeRegion(time: number): void {
+    const ops = this.region;
+    const sendrecv = ops.some((o) => o.kind === OpKind.Send) && ops.some((o) => o.kind === OpKind.Recv);
+    for (const op of ops) {
+      if (sendrecv && op.kind === OpKind.Send) {
+        op.kind = OpKind.Isend;
+        op.request = this.syntheticRequest--;
+        this.regionCompletions.push(op.request);
+      }
+      this.emit(op);
+    }
+    if (this.regionCompletions.length > 0) {
+      const wait = new PemOp(OpKind.Wait);
+      wait.requests = this.regionCompletions;
+      this.emit(wait);
+    }
+    // A call that did not wait on anyone costs its own duration, like computation.
+    if (!this.regionBlocks) {
+      const cpuSeconds = !Number.isNaN(this.cpu) && !Number.isNaN(this.regionStartCpu) ? (this.cpu - this.regionStartCpu) * 1e-9 : NaN;
+      this.carry += Number.isNaN(cpuSeconds) ? (time - this.regionStartWall) * this.secondsPerTick : Math.max(0, cpuSeconds);
+    }
+    this.lastWall = time;
+    this.lastCpu = this.cpu;
+    this.region = [];
+  }
+
+  private finish(): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (this.depth > 0) this.count('an MPI call without its Leave at the end of the trace');
+    for (const open of this.openIrecvs.values()) {
+      open.peer = -1;
+      this.count('an Irecv never completed in the trace (taken as completed at once)');
+    }
+    this.openIrecvs.clear();
+    const announced = this.archive.defs.locations.get(this.rank.location)?.events ?? 0;
+    if (this.reader.events < announced) this.count(`only ${this.reader.events} of the ${announced} events the definitions announce could be read`);
+    const end = new PemOp(OpKind.End);
+    this.emit(end);
+    this.reader.close();
+  }
+}

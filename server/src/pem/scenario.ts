@@ -1,0 +1,100 @@
+// What a what-if scenario changes: where ranks run (placement: which node each rank is on and
+// how many cores each node has) and the network (a communication-time table).
+// The traced placement comes from the trace: ranks with the same host and the same CPU set
+// (`causal_lens:cpu_set`) share a node of that many cores; on one machine a "node" is the set
+// of cores a block of ranks was pinned to. Without a CPU set, each rank is taken to have had a
+// core of its own.
+
+import { CommTable, oneWaySeconds } from '../network/commTable';
+import { RankLocation } from '../trace/otf2Archive';
+import { EngineNetwork } from './engine';
+
+export interface Placement {
+  label: string;
+  nodeOf: number[];
+  coresPerNode: number[];
+}
+
+export class ScenarioError extends Error {}
+
+/** Number of CPUs in a Linux CPU list ("0-3,6"); undefined when it is not one. */
+export function cpuCount(cpuSet: string | undefined): number | undefined {
+  if (!cpuSet || !/^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(cpuSet)) return undefined;
+  let count = 0;
+  for (const part of cpuSet.split(',')) {
+    const [a, b] = part.split('-').map(Number);
+    count += b === undefined ? 1 : Math.max(0, b - a + 1);
+  }
+  return count;
+}
+
+export function tracedPlacement(ranks: readonly RankLocation[], cores?: number): Placement {
+  const nodeIds = new Map<string, number>();
+  const nodeOf: number[] = [];
+  const coresPerNode: number[] = [];
+  const ranksPerNode: number[] = [];
+  for (const rank of ranks) {
+    const key = `${rank.host}\u0000${rank.cpuSet ?? ''}`;
+    let node = nodeIds.get(key);
+    if (node === undefined) {
+      node = nodeIds.size;
+      nodeIds.set(key, node);
+      coresPerNode.push(cores ?? cpuCount(rank.cpuSet) ?? 0);
+      ranksPerNode.push(0);
+    }
+    ranksPerNode[node]++;
+    nodeOf[rank.rank] = node;
+  }
+  const resolved = coresPerNode.map((c, node) => (c > 0 ? c : ranksPerNode[node]));
+  return { label: `traced (${ranks.length}/${nodeIds.size})`, nodeOf, coresPerNode: resolved };
+}
+
+export function spreadPlacement(ranks: number, nodes: number, cyclic: boolean, cores: number): Placement {
+  if (!(nodes >= 1) || nodes > ranks) throw new ScenarioError(`${ranks} ranks cannot be spread over ${nodes} nodes`);
+  const nodeOf = Array.from({ length: ranks }, (_, r) => (cyclic ? r % nodes : Math.floor((r * nodes) / ranks)));
+  return { label: `${ranks}/${nodes}${cyclic ? ' cyclic' : ''}`, nodeOf, coresPerNode: new Array(nodes).fill(cores) };
+}
+
+/** An explicit rank → node map (node indices from 0). */
+export function mapPlacement(map: readonly number[], ranks: number, cores: number, label: string): Placement {
+  if (map.length !== ranks) throw new ScenarioError(`${label}: the map names ${map.length} ranks, the trace has ${ranks}`);
+  const bad = map.findIndex((n) => !Number.isInteger(n) || n < 0);
+  if (bad >= 0) throw new ScenarioError(`${label}: rank ${bad}'s node "${map[bad]}" is not a whole number ≥ 0`);
+  const nodes = Math.max(...map) + 1;
+  return { label, nodeOf: [...map], coresPerNode: new Array(nodes).fill(cores) };
+}
+
+/** A map file: a JSON array of node indices, or whitespace-separated node indices, rank 0 first. */
+export function parseMapText(text: string, file: string): number[] {
+  const trimmed = text.trim();
+  if (trimmed.startsWith('[')) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(trimmed);
+    } catch (error) {
+      throw new ScenarioError(`${file}: not JSON (${(error as Error).message})`);
+    }
+    if (!Array.isArray(parsed)) throw new ScenarioError(`${file}: expected an array of node indices`);
+    return parsed.map((v, i) => {
+      if (typeof v !== 'number') throw new ScenarioError(`${file}: entry ${i} is not a number`);
+      return v;
+    });
+  }
+  return trimmed.split(/\s+/).map((word, i) => {
+    const n = Number(word);
+    if (!Number.isInteger(n)) throw new ScenarioError(`${file}: word ${i + 1} ("${word}") is not a node index`);
+    return n;
+  });
+}
+
+/**
+ * The engine's network: inter-node messages from `table`; intra-node ones from its intraNode
+ * list when it has one, else from the traced table (changing the network leaves shared memory as it was).
+ */
+export function engineNetwork(table: CommTable, traced: CommTable): EngineNetwork {
+  const intra = table.intraNode?.length ? table : traced;
+  return {
+    eagerLimitBytes: table.eagerLimitBytes,
+    oneWay: (bytes, sameNode) => (sameNode ? oneWaySeconds(intra, bytes, true) : oneWaySeconds(table, bytes, false)),
+  };
+}

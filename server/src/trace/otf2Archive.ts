@@ -1,0 +1,115 @@
+// An OTF2 archive on disk (OTF2 3.0 layout, POSIX substrate): the anchor `<name>.otf2`, the
+// global definitions `<name>.def`, and per location `<name>/<id>.def` (local definitions,
+// optional) and `<name>/<id>.evt` (events). Which location is which MPI rank comes from the
+// MPI "COMM_LOCATIONS" group (rank i = its i-th member), else from the location order.
+// Nothing here throws on content: problems are collected with file and offset.
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Otf2Anchor, parseAnchor, unsupportedLayout } from './otf2Anchor';
+import { Otf2DecodeError, UNDEFINED } from './otf2Bytes';
+import { emptyGlobalDefinitions, GlobalDefinitions, LocalDefinitions, Otf2Problem, parseGlobalDefinitions, parseLocalDefinitions } from './otf2Definitions';
+import { Otf2EventReader } from './otf2Events';
+
+const GROUP_TYPE_COMM_LOCATIONS = 4;
+const GROUP_TYPE_COMM_SELF = 6;
+const LOCATION_GROUP_PROCESS = 1;
+
+export interface RankLocation {
+  rank: number;
+  location: number;
+  /** System tree node of the rank's process (the host name for the recorder). */
+  host: string;
+  /** `causal_lens:cpu_set` when recorded, e.g. "0-1". */
+  cpuSet?: string;
+  eventFile: string;
+  local: LocalDefinitions;
+}
+
+export interface Otf2Archive {
+  anchorPath: string;
+  anchor?: Otf2Anchor;
+  defs: GlobalDefinitions;
+  ranks: RankLocation[];
+  problems: Otf2Problem[];
+  /** Set when nothing can be read: the reason, naming the file. */
+  fatal?: string;
+}
+
+export function openOtf2Archive(anchorPath: string): Otf2Archive {
+  const archive: Otf2Archive = { anchorPath, defs: emptyGlobalDefinitions(), ranks: [], problems: [] };
+  const base = anchorPath.replace(/\.otf2$/, '');
+  let anchorBytes: Buffer;
+  try {
+    anchorBytes = fs.readFileSync(anchorPath);
+  } catch (error) {
+    archive.fatal = `${anchorPath}: cannot read the OTF2 anchor file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+    return archive;
+  }
+  try {
+    archive.anchor = parseAnchor(bytesOf(anchorBytes));
+  } catch (error) {
+    if (!(error instanceof Otf2DecodeError)) throw error;
+    archive.fatal = `${anchorPath}: not a readable OTF2 anchor file: ${error.message}`;
+    return archive;
+  }
+  const unsupported = unsupportedLayout(archive.anchor);
+  if (unsupported) {
+    archive.fatal = `${anchorPath}: ${unsupported}`;
+    return archive;
+  }
+  const defsPath = `${base}.def`;
+  let defBytes: Buffer;
+  try {
+    defBytes = fs.readFileSync(defsPath);
+  } catch (error) {
+    archive.fatal = `${defsPath}: cannot read the global definitions (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+    return archive;
+  }
+  archive.defs = parseGlobalDefinitions(bytesOf(defBytes), archive.anchor.chunkSizeDefs, defsPath, archive.problems);
+  archive.ranks = rankLocations(archive.defs).map(({ rank, location }) => {
+    const localPath = path.join(base, `${location}.def`);
+    let local: LocalDefinitions = { mappings: new Map(), clockOffsets: [] };
+    if (fs.existsSync(localPath)) local = parseLocalDefinitions(bytesOf(fs.readFileSync(localPath)), archive.anchor!.chunkSizeDefs, localPath, archive.problems);
+    const group = archive.defs.locationGroups.get(archive.defs.locations.get(location)?.group ?? UNDEFINED);
+    const host = archive.defs.systemTreeNodes.get(group?.systemTreeParent ?? UNDEFINED)?.name ?? '';
+    const props = archive.defs.locationProperties.get(location);
+    return { rank, location, host, cpuSet: props?.get('causal_lens:cpu_set'), eventFile: path.join(base, `${location}.evt`), local };
+  });
+  if (archive.ranks.length === 0) archive.fatal = `${defsPath}: no MPI process locations defined`;
+  return archive;
+}
+
+/** Ranks in order: the MPI COMM_LOCATIONS group when present, else process locations by id. */
+function rankLocations(defs: GlobalDefinitions): { rank: number; location: number }[] {
+  for (const group of defs.groups.values()) {
+    if (group.type === GROUP_TYPE_COMM_LOCATIONS && group.members.length > 0) {
+      return group.members.filter((loc) => defs.locations.has(loc)).map((location, rank) => ({ rank, location }));
+    }
+  }
+  const processLocations = [...defs.locations.values()]
+    .filter((loc) => defs.locationGroups.get(loc.group)?.type === LOCATION_GROUP_PROCESS)
+    .sort((a, b) => a.id - b.id);
+  return processLocations.map((loc, rank) => ({ rank, location: loc.id }));
+}
+
+/** Opens the event stream of one rank; each reader holds `windowBytes` of its file. */
+export function openRankEvents(archive: Otf2Archive, rank: RankLocation, windowBytes?: number): Otf2EventReader {
+  return new Otf2EventReader(rank.eventFile, { chunkSize: archive.anchor!.chunkSizeEvents, mappings: rank.local.mappings, clockOffsets: rank.local.clockOffsets, windowBytes });
+}
+
+/** Communicator id → (rank in communicator → world rank), from Comm → Group(COMM_GROUP) → COMM_LOCATIONS. */
+export function communicatorRanks(defs: GlobalDefinitions): Map<number, number[]> {
+  const result = new Map<number, number[]>();
+  for (const [id, comm] of defs.comms) {
+    const group = defs.groups.get(comm.group);
+    // COMM_GROUP members are indices into the COMM_LOCATIONS group, i.e. world ranks;
+    // a COMM_SELF group has none (its one member is whoever uses it).
+    if (group) result.set(id, group.type === GROUP_TYPE_COMM_SELF ? [] : group.members);
+  }
+  return result;
+}
+
+function bytesOf(buffer: Buffer): Uint8Array {
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+}

@@ -1,0 +1,345 @@
+// A location's OTF2 event file (`<name>/<location>.evt`), streamed: a window of the file is kept
+// in memory, never the whole file. Record ids and layouts from OTF2 3.0 (src/otf2_events_int.h,
+// OTF2_EvtReader_inc.c, OTF2_EvtReader.c): a timestamp record (0x05, full uint64) precedes events
+// whenever the time changes, an attribute list (0x06) precedes the event it belongs to, Enter,
+// Leave, MpiIsendComplete, MpiIrecvRequest, MpiRequestTest, MpiRequestCancelled and the OpenMP
+// fork/task records have no length byte (OTF2 1.1 singletons), every other record has one.
+// Local ids (regions, communicators, metrics, attributes) go through the location's mapping tables.
+
+import * as fs from 'node:fs';
+import { ATTRIBUTE_LIST, AttributeValue, BUFFER_END_OF_BUFFER, BUFFER_END_OF_CHUNK, BUFFER_END_OF_FILE, BUFFER_TIMESTAMP, ByteCursor, Otf2DecodeError, readAttributeList } from './otf2Bytes';
+import { MAPPING_ATTRIBUTE, MAPPING_COMM, MAPPING_METRIC, MAPPING_REGION, Otf2Problem } from './otf2Definitions';
+
+export const EV_BUFFER_FLUSH = 10;
+export const EV_MEASUREMENT_ON_OFF = 11;
+export const EV_ENTER = 12;
+export const EV_LEAVE = 13;
+export const EV_MPI_SEND = 14;
+export const EV_MPI_ISEND = 15;
+export const EV_MPI_ISEND_COMPLETE = 16;
+export const EV_MPI_IRECV_REQUEST = 17;
+export const EV_MPI_RECV = 18;
+export const EV_MPI_IRECV = 19;
+export const EV_MPI_REQUEST_TEST = 20;
+export const EV_MPI_REQUEST_CANCELLED = 21;
+export const EV_MPI_COLLECTIVE_BEGIN = 22;
+export const EV_MPI_COLLECTIVE_END = 23;
+export const EV_METRIC = 31;
+
+const SINGLETON = new Uint8Array(256);
+for (const type of [EV_ENTER, EV_LEAVE, EV_MPI_ISEND_COMPLETE, EV_MPI_IRECV_REQUEST, EV_MPI_REQUEST_TEST, EV_MPI_REQUEST_CANCELLED, 24, 28, 29, 30]) SINGLETON[type] = 1;
+const OTF2_TYPE_DOUBLE = 10;
+const OTF2_TYPE_INT64 = 8;
+/** Room kept in the window before decoding a record without a length (type, size, 8 bytes). */
+const SMALL_RECORD = 32;
+
+export interface EventReaderOptions {
+  chunkSize: number;
+  /** Per OTF2_MappingType, local → global ids (from the local definitions). */
+  mappings?: Map<number, Map<number, number>>;
+  /** Bytes of the file held in memory at once. */
+  windowBytes?: number;
+  /** The location's ClockOffset definitions: times are corrected by them, as libotf2's readers do. */
+  clockOffsets?: readonly { time: number; offset: number }[];
+}
+
+interface ClockInterval {
+  begin: number;
+  end: number;
+  offset: number;
+  slope: number;
+}
+
+/**
+ * libotf2 3.0's clock correction (otf2_archive_location.c, OTF2_EvtReader.c): between two
+ * consecutive offsets the offset is interpolated linearly; before the first interval and after
+ * the last the nearest interval's line is extended; a single offset defines no interval.
+ */
+export function clockIntervals(offsets: readonly { time: number; offset: number }[]): ClockInterval[] {
+  const intervals: ClockInterval[] = [];
+  for (let i = 0; i + 1 < offsets.length; i++) {
+    const a = offsets[i];
+    const b = offsets[i + 1];
+    if (b.time <= a.time) continue;
+    intervals.push({ begin: a.time, end: b.time, offset: a.offset, slope: (b.offset - a.offset) / (b.time - a.time) });
+  }
+  return intervals;
+}
+
+/**
+ * Reads one event after another into its own fields (no object per event). After `next()`
+ * returns true, `type` and `time` and the fields of that record type are set.
+ */
+export class Otf2EventReader {
+  type = 0;
+  time = 0;
+  region = 0;
+  /** MpiSend/Isend receiver, MpiRecv/Irecv sender: a rank in `comm`. */
+  peer = 0;
+  comm = 0;
+  tag = 0;
+  length = 0;
+  request = 0;
+  collectiveOp = 0;
+  root = 0;
+  sizeSent = 0;
+  sizeReceived = 0;
+  metric = 0;
+  readonly metricValues: number[] = [];
+  stopTime = 0;
+  measurementOn = true;
+  /** Attributes attached to this event. */
+  readonly attributes: AttributeValue[] = [];
+  /** Events read (records other than timestamps and attribute lists). */
+  events = 0;
+  /** Record ids skipped because this reader does not interpret them, with counts. */
+  readonly skipped = new Map<number, number>();
+  readonly problems: Otf2Problem[] = [];
+
+  private fd: number;
+  private window: Uint8Array;
+  private cursor: ByteCursor;
+  /** File offset of window[0]. */
+  private windowStart = 0;
+  private fileSize: number;
+  private chunkStart = 0;
+  private done = false;
+  private readonly scratch = new DataView(new ArrayBuffer(8));
+  private readonly regionMap?: Map<number, number>;
+  private readonly commMap?: Map<number, number>;
+  private readonly metricMap?: Map<number, number>;
+  private readonly attributeMap?: Map<number, number>;
+  private readonly intervals: ClockInterval[];
+  private interval = 0;
+
+  constructor(
+    readonly file: string,
+    private readonly options: EventReaderOptions,
+  ) {
+    this.fd = fs.openSync(file, 'r');
+    this.fileSize = fs.fstatSync(this.fd).size;
+    this.window = new Uint8Array(Math.max(4096, options.windowBytes ?? 256 * 1024));
+    this.cursor = new ByteCursor(this.window, 0, 0);
+    this.regionMap = options.mappings?.get(MAPPING_REGION);
+    this.commMap = options.mappings?.get(MAPPING_COMM);
+    this.metricMap = options.mappings?.get(MAPPING_METRIC);
+    this.attributeMap = options.mappings?.get(MAPPING_ATTRIBUTE);
+    this.intervals = clockIntervals(options.clockOffsets ?? []);
+    this.startChunk(0);
+  }
+
+  /** Fraction of the file consumed, for progress. */
+  get fraction(): number {
+    return this.fileSize === 0 ? 1 : Math.min(1, (this.windowStart + this.cursor.pos) / this.fileSize);
+  }
+
+  close(): void {
+    if (this.fd >= 0) fs.closeSync(this.fd);
+    this.fd = -1;
+    this.done = true;
+  }
+
+  next(): boolean {
+    const c = this.cursor;
+    if (this.attributes.length > 0) this.attributes.length = 0;
+    while (!this.done) {
+      if (c.end - c.pos < SMALL_RECORD) this.fill(SMALL_RECORD);
+      if (c.pos >= c.end) {
+        this.fail(c.pos, 'the file ends without an end-of-file mark: truncated');
+        return false;
+      }
+      const at = c.pos;
+      const type = this.window[c.pos++];
+      try {
+        if (type === BUFFER_TIMESTAMP) {
+          this.time = this.corrected(c.u64Full());
+          continue;
+        }
+        if (type === BUFFER_END_OF_CHUNK || type === BUFFER_END_OF_BUFFER) {
+          this.startChunk(this.chunkStart + this.options.chunkSize);
+          continue;
+        }
+        if (type === BUFFER_END_OF_FILE) {
+          this.close();
+          return false;
+        }
+        if (type === ATTRIBUTE_LIST) {
+          const end = this.ensureRecord() + c.pos;
+          readAttributeList(c, end, this.attributes);
+          for (const a of this.attributes) a.attribute = mapId(this.attributeMap, a.attribute);
+          continue;
+        }
+        if (SINGLETON[type] === 1) {
+          const value = c.uint();
+          if (type === EV_ENTER || type === EV_LEAVE) this.region = mapId(this.regionMap, value);
+          else this.request = value;
+          if (!this.accept(type)) continue;
+          return true;
+        }
+        const end = this.ensureRecord() + c.pos;
+        this.decode(type, end);
+        c.pos = end;
+        if (!this.accept(type)) continue;
+        return true;
+      } catch (error) {
+        if (!(error instanceof Otf2DecodeError)) throw error;
+        this.fail(this.windowStart + at, `event record ${type}: ${error.message}; the rest of this chunk is skipped`);
+        this.startChunk(this.chunkStart + this.options.chunkSize);
+      }
+    }
+    return false;
+  }
+
+  private corrected(time: number): number {
+    const intervals = this.intervals;
+    if (intervals.length === 0) return time;
+    // Times only grow within a location, so the search goes forward from the last interval.
+    while (this.interval + 1 < intervals.length && time > intervals[this.interval].end) this.interval++;
+    const iv = intervals[this.interval];
+    return time + iv.offset + rint(iv.slope * (time - iv.begin));
+  }
+
+  private accept(type: number): boolean {
+    this.type = type;
+    this.events++;
+    if (type <= EV_MPI_COLLECTIVE_END || type === EV_METRIC) return true;
+    this.skipped.set(type, (this.skipped.get(type) ?? 0) + 1);
+    return false;
+  }
+
+  private decode(type: number, end: number): void {
+    const c = this.cursor;
+    switch (type) {
+      case EV_MPI_SEND:
+      case EV_MPI_RECV:
+      case EV_MPI_ISEND:
+      case EV_MPI_IRECV:
+        this.peer = c.uint();
+        this.comm = mapId(this.commMap, c.uint());
+        this.tag = c.uint();
+        this.length = c.uint();
+        if (type === EV_MPI_ISEND || type === EV_MPI_IRECV) this.request = c.uint();
+        return;
+      case EV_MPI_COLLECTIVE_END:
+        this.collectiveOp = c.u8();
+        this.comm = mapId(this.commMap, c.uint());
+        this.root = c.uint();
+        this.sizeSent = c.uint();
+        this.sizeReceived = c.uint();
+        return;
+      case EV_METRIC: {
+        this.metric = mapId(this.metricMap, c.uint());
+        const count = c.u8();
+        this.metricValues.length = 0;
+        for (let i = 0; i < count && c.pos < end; i++) {
+          const valueType = c.u8();
+          this.metricValues.push(valueType === OTF2_TYPE_DOUBLE || valueType === OTF2_TYPE_INT64 ? this.bitsValue(valueType) : c.uint());
+        }
+        return;
+      }
+      case EV_BUFFER_FLUSH:
+        this.stopTime = this.corrected(c.u64Full());
+        return;
+      case EV_MEASUREMENT_ON_OFF:
+        this.measurementOn = c.u8() === 1;
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** A metric value stored as the compressed bits of a double or int64. */
+  private bitsValue(valueType: number): number {
+    const c = this.cursor;
+    const size = c.u8();
+    c.need(size === 0xff ? 0 : size);
+    if (size > 8 && size !== 0xff) throw new Otf2DecodeError(`invalid compressed value size ${size}`);
+    const bytes = new Uint8Array(8);
+    if (size === 0xff) bytes.fill(0xff);
+    for (let i = 0; i < size && size !== 0xff; i++) bytes[c.little ? i : 8 - size + i] = this.window[c.pos + i];
+    if (size !== 0xff) c.pos += size;
+    for (let i = 0; i < 8; i++) this.scratch.setUint8(i, bytes[i]);
+    return valueType === OTF2_TYPE_DOUBLE ? this.scratch.getFloat64(0, c.little) : Number(this.scratch.getBigInt64(0, c.little));
+  }
+
+  /** Reads a record length, making sure the whole record is in the window; returns the length. */
+  private ensureRecord(): number {
+    const c = this.cursor;
+    const start = c.pos;
+    const small = c.u8();
+    let header = 1;
+    let length = small;
+    if (small === 0xff) {
+      length = c.u64Full();
+      header = 9;
+    }
+    c.pos = start;
+    if (this.windowStart + start + header + length > Math.min(this.fileSize, this.chunkStart + this.options.chunkSize)) {
+      throw new Otf2DecodeError(`a record of ${length} bytes runs past the end of its chunk`);
+    }
+    if (start + header + length > c.end) this.fill(header + length);
+    c.pos += header;
+    if (c.pos + length > c.end) throw new Otf2DecodeError(`record of ${length} bytes runs past the end of the file`);
+    return length;
+  }
+
+  /** Moves the unread bytes to the front and reads more, so that at least `min` are available when the file has them. */
+  private fill(min: number): void {
+    const c = this.cursor;
+    const remaining = c.end - c.pos;
+    if (remaining >= min) return;
+    if (min > this.window.length) {
+      const bigger = new Uint8Array(Math.max(min, this.window.length * 2));
+      bigger.set(this.window.subarray(c.pos, c.end));
+      this.window = bigger;
+      c.bytes = bigger;
+    } else {
+      this.window.copyWithin(0, c.pos, c.end);
+    }
+    this.windowStart += c.pos;
+    c.pos = 0;
+    c.end = remaining;
+    while (c.end < this.window.length) {
+      const read = fs.readSync(this.fd, this.window, c.end, this.window.length - c.end, this.windowStart + c.end);
+      if (read <= 0) break;
+      c.end += read;
+    }
+  }
+
+  private startChunk(offset: number): void {
+    const c = this.cursor;
+    this.chunkStart = offset;
+    if (offset >= this.fileSize) {
+      // libotf2 ends every chunk with an end-of-chunk mark; the file simply ends after the last one.
+      if (offset === 0) this.fail(0, 'the event file is empty');
+      this.close();
+      return;
+    }
+    c.pos = 0;
+    c.end = 0;
+    this.windowStart = offset;
+    this.fill(SMALL_RECORD);
+    try {
+      c.chunkHeader(true);
+    } catch (error) {
+      if (!(error instanceof Otf2DecodeError)) throw error;
+      this.fail(offset, `${error.message}; the rest of the file is skipped`);
+      this.close();
+    }
+  }
+
+  private fail(offset: number, message: string): void {
+    this.problems.push({ file: this.file, offset, message });
+  }
+}
+
+/** C's rint: to the nearest integer, halves to even. */
+function rint(x: number): number {
+  const r = Math.round(x);
+  return r - x === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+
+function mapId(map: Map<number, number> | undefined, id: number): number {
+  if (!map) return id;
+  return map.get(id) ?? id;
+}

@@ -1,0 +1,145 @@
+// The OTF2 reader against otf2-print (libotf2 3.0, Debian otf2-tools) on a real archive: every
+// event of every location, in order, with its time and the fields PEM uses.
+
+import { before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { recordTrace } from '../../server/src/mpi/recordTrace';
+import { communicatorRanks, openOtf2Archive, openRankEvents, Otf2Archive } from '../../server/src/trace/otf2Archive';
+import { Otf2EventReader } from '../../server/src/trace/otf2Events';
+
+export const STENCIL8 = path.join(__dirname, '../../../test/fixtures/otf2/stencil8_otf2/traces.otf2');
+
+const PRINT_TYPES: Record<string, number> = {
+  BUFFER_FLUSH: 10,
+  ENTER: 12,
+  LEAVE: 13,
+  MPI_SEND: 14,
+  MPI_ISEND: 15,
+  MPI_ISEND_COMPLETE: 16,
+  MPI_IRECV_REQUEST: 17,
+  MPI_RECV: 18,
+  MPI_IRECV: 19,
+  MPI_REQUEST_TEST: 20,
+  MPI_COLLECTIVE_BEGIN: 22,
+  MPI_COLLECTIVE_END: 23,
+  METRIC: 31,
+};
+
+/** otf2-print's events per location as comparable strings: type, time and the numbers PEM reads. */
+export function otf2PrintEvents(anchor: string): Map<number, string[]> {
+  const text = execFileSync('otf2-print', [anchor], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  const byLocation = new Map<number, string[]>();
+  for (const line of text.split('\n')) {
+    const m = /^([A-Z_]+)\s+(\d+)\s+(\d+)\s*(.*)$/.exec(line);
+    if (!m || !(m[1] in PRINT_TYPES)) continue;
+    const fields = m[4];
+    const num = (key: string) => new RegExp(`${key}: (\\d+)`).exec(fields)?.[1] ?? '-';
+    const region = /Region: "[^"]*" <(\d+)>/.exec(fields)?.[1] ?? '-';
+    const type = PRINT_TYPES[m[1]];
+    let key = '';
+    if (type === 12 || type === 13) key = region;
+    else if (type === 14 || type === 15) key = `${num('Receiver')} ${num('Tag')} ${num('Length')} ${type === 15 ? num('Request') : '-'}`;
+    else if (type === 18 || type === 19) key = `${num('Sender')} ${num('Tag')} ${num('Length')} ${type === 19 ? num('Request') : '-'}`;
+    else if (type === 16 || type === 17 || type === 20) key = num('Request');
+    else if (type === 23) key = `${num('Sent')} ${num('Received')}`;
+    else if (type === 31) key = /UINT64; (\d+)\)/.exec(fields)?.[1] ?? '-';
+    else if (type === 10) key = /Stop Time: (\d+)/.exec(fields)?.[1] ?? '-';
+    const location = Number(m[2]);
+    if (!byLocation.has(location)) byLocation.set(location, []);
+    byLocation.get(location)!.push(`${type} ${m[3]} ${key}`);
+  }
+  return byLocation;
+}
+
+export function readerEvents(reader: Otf2EventReader): string[] {
+  const out: string[] = [];
+  while (reader.next()) {
+    const t = reader.type;
+    let key = '';
+    if (t === 12 || t === 13) key = String(reader.region);
+    else if (t === 14 || t === 15 || t === 18 || t === 19) key = `${reader.peer} ${reader.tag} ${reader.length} ${t === 15 || t === 19 ? reader.request : '-'}`;
+    else if (t === 16 || t === 17 || t === 20) key = String(reader.request);
+    else if (t === 23) key = `${reader.sizeSent} ${reader.sizeReceived}`;
+    else if (t === 31) key = String(reader.metricValues[0]);
+    else if (t === 10) key = String(reader.stopTime);
+    out.push(`${t} ${reader.time} ${key}`);
+  }
+  return out;
+}
+
+export function assertMatchesOtf2Print(archive: Otf2Archive, windowBytes?: number): number {
+  const expected = otf2PrintEvents(archive.anchorPath);
+  let total = 0;
+  for (const rank of archive.ranks) {
+    const reader = openRankEvents(archive, rank, windowBytes);
+    const got = readerEvents(reader);
+    assert.deepEqual(reader.problems, [], `rank ${rank.rank}`);
+    assert.deepEqual(got, expected.get(rank.location) ?? [], `rank ${rank.rank} (location ${rank.location})`);
+    total += got.length;
+  }
+  return total;
+}
+
+test('stencil8 (python3-otf2, OTF2 3.0): definitions as otf2-print shows them', () => {
+  const archive = openOtf2Archive(STENCIL8);
+  assert.equal(archive.fatal, undefined);
+  assert.deepEqual(archive.problems, []);
+  assert.equal(archive.anchor!.version, '3.0.2');
+  assert.equal(archive.anchor!.locations, 8);
+  assert.deepEqual(archive.defs.clock, { ticksPerSecond: 1e9, globalOffset: 3476029, traceLength: 97076894 });
+  assert.deepEqual(archive.ranks.map((r) => r.location), [0, 1, 2, 3, 4, 5, 6, 7]);
+  assert.deepEqual([...new Set(archive.ranks.map((r) => r.host))], ['node']);
+  assert.deepEqual([...archive.defs.regions.values()], ['MPI_Barrier', 'MPI_Irecv', 'MPI_Isend', 'MPI_Waitall', 'MPI_Allreduce', 'MPI_Reduce']);
+  assert.deepEqual(communicatorRanks(archive.defs).get(0), [0, 1, 2, 3, 4, 5, 6, 7]);
+  assert.equal(archive.defs.locations.get(0)!.events, 1108);
+});
+
+test('stencil8: every event of every location equals otf2-print, also through a tiny window', () => {
+  const archive = openOtf2Archive(STENCIL8);
+  assert.equal(assertMatchesOtf2Print(archive), 8864);
+  // A 4 KiB window forces records to straddle refills.
+  assert.equal(assertMatchesOtf2Print(archive, 4096), 8864);
+});
+
+test('a missing file and a non-OTF2 file are clear errors naming the file', () => {
+  assert.match(openOtf2Archive('/nonexistent/x.otf2').fatal!, /\/nonexistent\/x\.otf2: cannot read the OTF2 anchor file \(ENOENT\)/);
+  assert.match(openOtf2Archive(path.join(__dirname, '../../../package.json')).fatal!, /package\.json: not a readable OTF2 anchor file/);
+});
+
+/** The recorder's MPI programs, built once per machine (scripts/build-mpi.sh; the recorder tests use the same directory). */
+export const MPI_BUILD = path.join(os.tmpdir(), 'causal-lens-mpi-build');
+const WORK = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-otf2-'));
+
+before(() => {
+  process.env.CAUSAL_LENS_MPI_BUILD = MPI_BUILD;
+  execFileSync(path.join(__dirname, '../../../scripts/build-mpi.sh'), { env: { ...process.env, CAUSAL_LENS_MPI_BUILD: MPI_BUILD }, stdio: 'pipe' });
+});
+
+const PROGRAMS: [string, number, string[]][] = [
+  ['halo', 4, ['20000', '30']],
+  ['master_worker', 3, ['40']],
+  ['alltoall_sort', 4, ['4000', '3']],
+  ['pipeline', 3, ['20', '512']],
+  ['latency', 2, ['300']],
+  ['ring', 3, ['40']],
+];
+
+for (const [program, np, args] of PROGRAMS) {
+  test(`recorder trace of ${program} (${np} ranks): every event equals otf2-print; host and CPU set read`, async () => {
+    // A small flush threshold makes the recorder suspend and write BufferFlush records too.
+    const summary = await recordTrace({ np, outDir: path.join(WORK, program), program: path.join(MPI_BUILD, program), args, flushThresholdBytes: 4096 });
+    assert.equal(summary.truncated, undefined);
+    const archive = openOtf2Archive(summary.archive);
+    assert.equal(archive.fatal, undefined);
+    assert.deepEqual(archive.problems, []);
+    assert.equal(archive.ranks.length, np);
+    assert.deepEqual(archive.ranks.map((r) => r.host), summary.ranks.map((r) => r.host));
+    assert.deepEqual(archive.ranks.map((r) => r.cpuSet), summary.ranks.map((r) => r.cpuSet));
+    assert.equal(archive.anchor!.properties.get('CAUSAL_LENS::TRUNCATED'), 'false');
+    assert.ok(assertMatchesOtf2Print(archive) > 0);
+  });
+}

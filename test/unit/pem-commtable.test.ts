@@ -1,0 +1,48 @@
+// The communication-time table: parsing with messages that name the file and the JSON path,
+// the presets, and one-way times between and beyond the measured sizes.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { COMM_TABLE_PRESETS, loadCommTable, modelCommTable, oneWaySeconds, parseCommTable, presetCommTable } from '../../server/src/network/commTable';
+
+const MEASURED = path.join(__dirname, '../../../samples/mpi/comm-table.json');
+
+const table = (extra: object) => JSON.stringify({ schema: 'causal-lens/comm-table@1', name: 't', source: 'measured', createdAt: 'x', eagerLimitBytes: 65536, ...extra });
+
+test("the machine's calibration (samples/mpi/comm-table.json) loads and is increasing in size", () => {
+  const t = loadCommTable(MEASURED);
+  assert.equal(t.source, 'measured');
+  assert.ok(t.intraNode!.length > 10);
+  assert.ok(oneWaySeconds(t, 1 << 20, true) > oneWaySeconds(t, 8, true));
+  // No interNode list: between nodes falls back to the intra-node times.
+  assert.equal(oneWaySeconds(t, 1000, false), oneWaySeconds(t, 1000, true));
+});
+
+test('piecewise linear between sizes, linear past the last, flat below the first', () => {
+  const t = parseCommTable(table({ interNode: [{ bytes: 0, seconds: 1e-5, samples: 1 }, { bytes: 100, seconds: 2e-5, samples: 1 }, { bytes: 200, seconds: 4e-5, samples: 1 }] }), 'x.json');
+  assert.equal(oneWaySeconds(t, 0, false), 1e-5);
+  assert.ok(Math.abs(oneWaySeconds(t, 50, false) - 1.5e-5) < 1e-18);
+  assert.ok(Math.abs(oneWaySeconds(t, 150, false) - 3e-5) < 1e-18);
+  assert.ok(Math.abs(oneWaySeconds(t, 400, false) - 8e-5) < 1e-18);
+});
+
+test('presets and models: latency + size / bandwidth', () => {
+  assert.deepEqual(COMM_TABLE_PRESETS.map((p) => p.name), ['ethernet-10m', 'gbe', '10gbe', 'ib-100g']);
+  const gbe = presetCommTable('gbe');
+  assert.ok(Math.abs(oneWaySeconds(gbe, 125_000, false) - (50e-6 + 1e-3)) < 1e-12);
+  assert.ok(Math.abs(oneWaySeconds(gbe, 3e8, false) - (50e-6 + 2.4)) < 1e-9);
+  const m = modelCommTable('m', 1e-3, 1e6);
+  assert.ok(Math.abs(oneWaySeconds(m, 1000, false) - 2e-3) < 1e-12);
+  assert.throws(() => modelCommTable('bad', 1e-3, 0), /bandwidth must be > 0/);
+});
+
+test('bad tables are refused with the file and the JSON path of the problem', () => {
+  assert.throws(() => parseCommTable('{', 'a.json'), /^Error: a\.json: not JSON/);
+  assert.throws(() => parseCommTable(table({ schema: 'other' }), 'a.json'), /a\.json: \$\.schema: expected "causal-lens\/comm-table@1"/);
+  assert.throws(() => parseCommTable(table({ intraNode: [{ bytes: 4, seconds: 1 }, { bytes: 2, seconds: 1 }] }), 'a.json'), /a\.json: \$\.intraNode\[1\]\.bytes: sizes must increase/);
+  assert.throws(() => parseCommTable(table({ interNode: [{ bytes: 0, seconds: -1 }] }), 'a.json'), /\$\.interNode\[0\]\.seconds/);
+  assert.throws(() => parseCommTable(table({ source: 'model' }), 'a.json'), /\$\.model: required/);
+  assert.throws(() => parseCommTable(table({}), 'a.json'), /needs intraNode or interNode/);
+  assert.throws(() => loadCommTable('/nonexistent.json'), /\/nonexistent\.json: cannot read the communication table \(ENOENT\)/);
+});

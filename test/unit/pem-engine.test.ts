@@ -1,0 +1,193 @@
+// The PEM engine on hand-built operation streams: seed 000's Figure 1, the eager/rendezvous
+// and CPU-sharing semantics, collectives, and properties on seeded random workloads.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mulberry32 } from '../../server/src/causal/random';
+import { EngineInput, EngineNetwork, simulate } from '../../server/src/pem/engine';
+import { arrayStream, op, OpKind, PemOp } from '../../server/src/pem/ops';
+
+const INSTANT: EngineNetwork = { eagerLimitBytes: 65536, oneWay: () => 0 };
+
+/** Latency L and bandwidth B between nodes, free inside a node. */
+function wire(latency: number, bandwidth: number, eagerLimitBytes = 65536): EngineNetwork {
+  return { eagerLimitBytes, oneWay: (bytes, same) => (same ? 0 : latency + bytes / bandwidth) };
+}
+
+function run(ops: PemOp[][], nodeOf: number[], coresPerNode: number[], network: EngineNetwork, extra: Partial<EngineInput> = {}) {
+  const reported: { rank: number; kind: OpKind; time: number }[] = [];
+  const result = simulate({
+    streams: ops.map(arrayStream),
+    nodeOf,
+    coresPerNode,
+    network,
+    communicators: new Map([[0, ops.map((_, i) => i)]]),
+    onReport: (rank, o, time) => reported.push({ rank, kind: o.kind, time }),
+    ...extra,
+  });
+  return { result, reported };
+}
+
+const close = (actual: number, expected: number, what: string) => assert.ok(Math.abs(actual - expected) < 1e-9, `${what}: ${actual} ≠ ${expected}`);
+
+test("seed 000 Figure 1: P1, P2 share group 1, P3 is alone in group 2; EPTs 2, 8, 1 and 1", () => {
+  // P1 posts a receive after 1 unit of work and gets P2's message; P2 sends to P3 after 0.5
+  // and to P1 after 7; P3 posts a receive after 1 and gets P2's first message.
+  const p1 = [op(OpKind.Irecv, { compute: 1, peer: 1, request: 1 }), op(OpKind.Wait, { requests: [1] }), op(OpKind.End)];
+  const p2 = [op(OpKind.Send, { compute: 0.5, peer: 2 }), op(OpKind.Send, { compute: 6.5, peer: 0 }), op(OpKind.End)];
+  const p3 = [op(OpKind.Irecv, { compute: 1, peer: 1, request: 1 }), op(OpKind.Wait, { requests: [1] }), op(OpKind.End)];
+  const { result, reported } = run([p1, p2, p3], [0, 0, 1], [1, 1], INSTANT);
+  const at = (rank: number, kind: OpKind) => reported.find((r) => r.rank === rank && r.kind === kind)!.time;
+  close(at(0, OpKind.Irecv), 2, 'G1 startRecv (P1 and P2 share the processor)');
+  close(at(0, OpKind.Wait), 8, "G1 endRecv (= its send's EPT)");
+  close(at(2, OpKind.Irecv), 1, 'G2 startRecv');
+  close(at(2, OpKind.Wait), 1, 'G2 endRecv (= its startRecv: the message was there)');
+  close(result.predictedSeconds, 8, 'run time');
+  // P2 is on the critical path: 7 of its own CPU plus 1 given to P1 while they shared.
+  close(result.criticalPath.computeSeconds, 7, 'critical path compute');
+  close(result.criticalPath.waitSeconds, 1, 'critical path waiting for the CPU');
+});
+
+test('eager sends leave at once; above the eager limit the handshake adds two one-way delays', () => {
+  const net = wire(1e-3, 1e6, 1000);
+  const ping = (bytes: number) => [
+    [op(OpKind.Send, { peer: 1, bytes }), op(OpKind.End)],
+    [op(OpKind.Recv, { compute: 0, peer: 0, bytes }), op(OpKind.End)],
+  ];
+  const small = run(ping(1000), [0, 1], [1, 1], net);
+  close(small.result.finishSeconds[0], 0, 'eager sender');
+  close(small.result.finishSeconds[1], 1e-3 + 1000 / 1e6, 'eager receiver');
+  const large = run(ping(1001), [0, 1], [1, 1], net);
+  const t = 1e-3 + 1001 / 1e6 + 2 * 1e-3;
+  close(large.result.finishSeconds[0], t, 'rendezvous sender');
+  close(large.result.finishSeconds[1], t, 'rendezvous receiver');
+  close(large.result.criticalPath.commSeconds, t, 'all communication');
+  // A late receiver: the data leaves when the receive is posted (+ reply and data).
+  const late = run(
+    [
+      [op(OpKind.Send, { peer: 1, bytes: 1001 }), op(OpKind.End)],
+      [op(OpKind.Recv, { compute: 1, peer: 0, bytes: 1001 }), op(OpKind.End)],
+    ],
+    [0, 1],
+    [1, 1],
+    net,
+  );
+  // The receive is posted at 1: the go-ahead reaches the sender after L₀, then the data takes T.
+  const lateEnd = 1 + 1e-3 + (1e-3 + 1001 / 1e6);
+  close(late.result.finishSeconds[1], lateEnd, 'late rendezvous receiver');
+  close(late.result.finishSeconds[0], lateEnd, 'rendezvous sender waits for it');
+});
+
+test('round-robin sharing: k running ranks on C cores progress at C/k each', () => {
+  const work = () => [op(OpKind.End, { compute: 1 })];
+  close(run([work(), work()], [0, 0], [1], INSTANT).result.predictedSeconds, 2, 'two on one core');
+  close(run([work(), work()], [0, 0], [2], INSTANT).result.predictedSeconds, 1, 'two on two cores');
+  close(run([work(), work(), work()], [0, 0, 0], [2], INSTANT).result.predictedSeconds, 1.5, 'three on two cores');
+  // A blocked rank yields its share: rank 1 waits for rank 2 (another node), rank 0 runs alone.
+  const r = run(
+    [[op(OpKind.End, { compute: 2 })], [op(OpKind.Recv, { peer: 2 }), op(OpKind.End)], [op(OpKind.Send, { compute: 3, peer: 1 }), op(OpKind.End)]],
+    [0, 0, 1],
+    [1, 1],
+    INSTANT,
+  );
+  close(r.result.finishSeconds[0], 2, 'rank 0 alone while rank 1 waits');
+});
+
+test('collectives: everyone leaves at the last arrival plus the rounds; a bcast root does not wait', () => {
+  const net = wire(1e-3, 1e9);
+  const coll = (collective: number, computes: number[], root = -1) =>
+    computes.map((compute) => [op(OpKind.Collective, { compute, collective, root, sizeSent: 8, sizeReceived: 8 }), op(OpKind.End)]);
+  const allreduce = run(coll(11, [1, 2, 3, 4]), [0, 1, 2, 3], [1, 1, 1, 1], net);
+  for (const f of allreduce.result.finishSeconds) close(f, 4 + 2 * (1e-3 + 8e-9), 'allreduce, 2 rounds');
+  const bcast = run(coll(1, [1, 0, 0, 0], 0), [0, 1, 2, 3], [1, 1, 1, 1], net);
+  close(bcast.result.finishSeconds[0], 1, 'root leaves');
+  close(bcast.result.finishSeconds[3], 1 + 2 * (1e-3 + 8e-9), 'leaves after the root plus the tree');
+  // On one node the rounds are intra-node (free here).
+  const local = run(coll(11, [1, 2]), [0, 0], [2], net);
+  close(local.result.predictedSeconds, 2, 'intra-node allreduce');
+});
+
+test('a receive nobody sends is reported, not hung', () => {
+  const { result } = run([[op(OpKind.Recv, { peer: 1 }), op(OpKind.End)], [op(OpKind.End, { compute: 1 })]], [0, 1], [1, 1], INSTANT);
+  assert.equal(result.complete, false);
+  assert.match(result.problems.join('\n'), /rank 0 blocked in a receive from rank 1/);
+});
+
+/** A seeded embarrassingly parallel workload: computation, one final gather to rank 0. */
+function parallelWorkload(random: () => number, ranks: number): PemOp[][] {
+  return Array.from({ length: ranks }, () => {
+    const ops: PemOp[] = [];
+    for (let i = 0; i < 5; i++) ops.push(op(OpKind.KeepAlive, { compute: random() }));
+    ops.push(op(OpKind.Collective, { collective: 12, root: 0, sizeSent: 8 }), op(OpKind.End, { compute: random() * 0.1 }));
+    return ops;
+  });
+}
+
+/** A seeded ring exchange with blocking and non-blocking messages of random sizes. */
+function ringWorkload(random: () => number, ranks: number): PemOp[][] {
+  const sizes = Array.from({ length: 20 }, () => Math.floor(random() * 200_000));
+  return Array.from({ length: ranks }, (_, r) => {
+    const ops: PemOp[] = [];
+    sizes.forEach((bytes, i) => {
+      ops.push(op(OpKind.Irecv, { compute: random() * 0.01, peer: (r + ranks - 1) % ranks, bytes, tag: i, request: 1 }));
+      ops.push(op(OpKind.Isend, { peer: (r + 1) % ranks, bytes, tag: i, request: 2 }));
+      ops.push(op(OpKind.Wait, { compute: random() * 0.01, requests: [1, 2] }));
+    });
+    ops.push(op(OpKind.Collective, { collective: 11, sizeSent: 8, sizeReceived: 8 }), op(OpKind.End));
+    return ops;
+  });
+}
+
+test('property: on an embarrassingly parallel trace more nodes never predict slower', () => {
+  // Nodes are added by splitting a node in two, so no rank ever gets a busier node.
+  const random = mulberry32(0x9e3);
+  for (let trial = 0; trial < 30; trial++) {
+    const ranks = 2 + Math.floor(random() * 15);
+    const workload = parallelWorkload(random, ranks);
+    const clone = () => workload.map((ops) => ops.map((o) => Object.assign(op(o.kind), o)));
+    const nodeOf = new Array(ranks).fill(0);
+    let nodes = 1;
+    let previous = run(clone(), nodeOf, [1], INSTANT).result.predictedSeconds;
+    for (;;) {
+      const crowded = [...new Set(nodeOf)].filter((n) => nodeOf.filter((m) => m === n).length > 1);
+      if (crowded.length === 0) break;
+      const split = crowded[Math.floor(random() * crowded.length)];
+      const members = nodeOf.map((n, r) => (n === split ? r : -1)).filter((r) => r >= 0);
+      const moving = members.slice(0, 1 + Math.floor(random() * (members.length - 1)));
+      for (const r of moving) nodeOf[r] = nodes;
+      nodes++;
+      const t = run(clone(), nodeOf, new Array(nodes).fill(1), INSTANT).result.predictedSeconds;
+      assert.ok(t <= previous + 1e-9, `trial ${trial}: ${ranks} ranks on ${nodes} nodes (${nodeOf}) predicts ${t}, slower than ${previous}`);
+      previous = t;
+    }
+  }
+});
+
+test('property: every rank finishes, the critical path adds up to the prediction, keep-alives change nothing', () => {
+  const random = mulberry32(0x51ed);
+  for (let trial = 0; trial < 20; trial++) {
+    const ranks = 2 + Math.floor(random() * 7);
+    const workload = ringWorkload(random, ranks);
+    const nodes = 1 + Math.floor(random() * ranks);
+    const nodeOf = Array.from({ length: ranks }, (_, r) => r % nodes);
+    const cores = new Array(nodes).fill(1 + Math.floor(random() * 2));
+    const net = wire(random() * 1e-3, 1e7 + random() * 1e9);
+    const clone = (keepAlive: boolean) =>
+      workload.map((ops) =>
+        ops.flatMap((o) => {
+          const copy = Object.assign(op(o.kind), o);
+          if (!keepAlive || copy.compute === 0) return [copy];
+          // Split the computation in two with a keep-alive between, as a periodic alarm would.
+          const half = copy.compute / 2;
+          copy.compute = half;
+          return [op(OpKind.KeepAlive, { compute: half }), copy];
+        }),
+      );
+    const plain = run(clone(false), nodeOf, cores, net).result;
+    assert.equal(plain.complete, true, `trial ${trial}: ${plain.problems.join('; ')}`);
+    const path = plain.criticalPath;
+    close(path.computeSeconds + path.commSeconds + path.waitSeconds, plain.predictedSeconds, `trial ${trial} critical path`);
+    const withKeepAlive = run(clone(true), nodeOf, cores, net).result;
+    close(withKeepAlive.predictedSeconds, plain.predictedSeconds, `trial ${trial} keep-alives`);
+  }
+});

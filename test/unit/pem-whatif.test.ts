@@ -1,0 +1,121 @@
+// `causal-lens whatif` and predictScenarios on real recorder traces of the samples/mpi programs
+// made here: the JSON the issue specifies, every rank simulated to its end, and properties that
+// must hold whatever the machine's speed (no timing is asserted).
+
+import { before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { runWhatif } from '../../server/src/cli/whatif';
+import { recordTrace } from '../../server/src/mpi/recordTrace';
+import { predictScenarios } from '../../server/src/pem';
+import { communicatorRanks, openOtf2Archive } from '../../server/src/trace/otf2Archive';
+import { cpuTimeMetrics, Otf2RankStream } from '../../server/src/pem/otf2Ops';
+
+const MPI_BUILD = path.join(os.tmpdir(), 'causal-lens-mpi-build');
+const WORK = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-whatif-'));
+const COMM_TABLE = path.join(__dirname, '../../../samples/mpi/comm-table.json');
+const traces = new Map<string, string>();
+
+const PROGRAMS: [string, number, string[]][] = [
+  ['master_worker', 4, ['60']],
+  ['halo', 4, ['40000', '20']],
+  ['alltoall_sort', 4, ['20000', '2']],
+  ['pipeline', 4, ['30', '2048']],
+  ['latency', 4, ['400']],
+];
+
+before(async () => {
+  process.env.CAUSAL_LENS_MPI_BUILD = MPI_BUILD;
+  execFileSync(path.join(__dirname, '../../../scripts/build-mpi.sh'), { env: { ...process.env, CAUSAL_LENS_MPI_BUILD: MPI_BUILD }, stdio: 'pipe' });
+  for (const [program, np, args] of PROGRAMS) {
+    const summary = await recordTrace({ np, outDir: path.join(WORK, program), program: path.join(MPI_BUILD, program), args, flushThresholdBytes: 16384 });
+    assert.equal(summary.truncated, undefined, `${program}: ${summary.truncated}`);
+    traces.set(program, summary.archive);
+  }
+});
+
+async function whatif(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runWhatif(args, (t) => (out += t), (t) => (err += t));
+  return { code, out, err };
+}
+
+test('whatif --json: the shape the issue specifies, one scenario per placement × network, every rank finishes', async () => {
+  for (const [program, np] of PROGRAMS) {
+    const { code, out, err } = await whatif(['--json', traces.get(program)!, '--traced-network', COMM_TABLE, '--placement', `${np}/1`, '--placement', `${np}/2:cyclic`, '--network', 'gbe', '--network', 'ethernet-10m', '--cores', '1']);
+    assert.equal(err, '', `${program}: ${err}`);
+    assert.equal(code, 0);
+    const json = JSON.parse(out);
+    assert.deepEqual(Object.keys(json), ['measuredSeconds', 'scenarios']);
+    assert.ok(json.measuredSeconds > 0);
+    assert.deepEqual(
+      json.scenarios.map((s: { placement: string; network: string }) => [s.placement, s.network]),
+      [
+        [`${np}/1`, 'gbe'],
+        [`${np}/1`, 'ethernet-10m'],
+        [`${np}/2 cyclic`, 'gbe'],
+        [`${np}/2 cyclic`, 'ethernet-10m'],
+      ],
+    );
+    for (const s of json.scenarios) {
+      assert.deepEqual(Object.keys(s), ['placement', 'network', 'predictedSeconds', 'perRank', 'criticalPath']);
+      assert.equal(s.perRank.length, np);
+      assert.ok(s.perRank.every((r: { finishSeconds: number }) => Number.isFinite(r.finishSeconds) && r.finishSeconds <= s.predictedSeconds));
+      const c = s.criticalPath;
+      assert.ok(Math.abs(c.computeSeconds + c.commSeconds + c.waitSeconds - s.predictedSeconds) < 1e-9 * Math.max(1, s.predictedSeconds), `${program}: critical path adds up`);
+    }
+  }
+});
+
+test('with no scenario flag the traced configuration is predicted; bad flags are usage errors', async () => {
+  const { code, out } = await whatif(['--json', traces.get('halo')!, '--traced-network', COMM_TABLE]);
+  assert.equal(code, 0);
+  const json = JSON.parse(out);
+  assert.equal(json.scenarios.length, 1);
+  assert.match(json.scenarios[0].placement, /^traced \(4\/1\)$/);
+  await assert.rejects(whatif(['--json', traces.get('halo')!, '--placement', '8/2']), /the trace has 4 ranks/);
+  await assert.rejects(whatif(['--json', traces.get('halo')!, '--placement', 'two']), /is not N\/M/);
+  await assert.rejects(whatif(['--json', path.join(WORK, 'none.otf2')]), /none\.otf2: cannot read the OTF2 anchor file/);
+});
+
+test('property: one rank per node, a slower network never predicts a faster run', async () => {
+  for (const [program, np] of PROGRAMS) {
+    const networks = [{ latencySeconds: 1e-6, bandwidthBytesPerSecond: 1e10 }, { latencySeconds: 1e-4, bandwidthBytesPerSecond: 1e8 }, { latencySeconds: 1e-3, bandwidthBytesPerSecond: 1e6 }];
+    const prediction = await predictScenarios(traces.get(program)!, networks.map((network) => ({ nodes: np, network })), { coresPerNode: 1 });
+    const times = prediction.scenarios.map((s) => s.predictedSeconds);
+    for (let i = 1; i < times.length; i++) assert.ok(times[i] >= times[i - 1] - 1e-12, `${program}: ${times}`);
+  }
+});
+
+test('property: all ranks on one core take at least their summed computation and no less than one core each', async () => {
+  for (const [program, np] of PROGRAMS) {
+    const archive = openOtf2Archive(traces.get(program)!);
+    const comms = communicatorRanks(archive.defs);
+    let cpu = 0;
+    for (const rank of archive.ranks) {
+      const stream = new Otf2RankStream(archive, rank, comms, cpuTimeMetrics(archive), 0);
+      for (let op = stream.next(); op; op = stream.next()) cpu += op.compute;
+    }
+    const prediction = await predictScenarios(traces.get(program)!, [{ nodes: 1 }, { nodes: np }], { coresPerNode: 1 });
+    const [shared, spread] = prediction.scenarios.map((s) => s.predictedSeconds);
+    assert.ok(shared >= cpu - 1e-9, `${program}: ${shared} s on one core < ${cpu} s of computation`);
+    assert.ok(shared >= spread - 1e-9, `${program}: one core (${shared}) faster than ${np} (${spread})`);
+  }
+});
+
+test('property: removing the tracing cost per call (auto) never predicts a slower run, one rank per node', async () => {
+  for (const [program, np] of PROGRAMS) {
+    const [withCost, withoutCost] = await Promise.all([
+      predictScenarios(traces.get(program)!, [{ nodes: np }], { coresPerNode: 1 }),
+      predictScenarios(traces.get(program)!, [{ nodes: np }], { coresPerNode: 1, eventCostSeconds: 'auto' }),
+    ]);
+    const a = withCost.scenarios[0].predictedSeconds;
+    const b = withoutCost.scenarios[0].predictedSeconds;
+    assert.ok(b <= a + 1e-12 && b > 0, `${program}: ${b} with the cost removed, ${a} with it`);
+  }
+  await assert.rejects(whatif(['--json', traces.get('halo')!, '--event-cost-ns', 'lots']), /--event-cost-ns needs "auto"/);
+});

@@ -1,0 +1,158 @@
+// PEM validation on this machine: placements (Ps-PEM). Re-runnable:
+//   npx tsc -p . && scripts/build-mpi.sh && node validation/pem/validate.mjs [--reps 5] [--programs a,b] [--configs 2/1,2/2,...]
+// For every program and every configuration N/M (N ranks on M emulated nodes: each node is one
+// core, ranks pinned in blocks by pin-rank.sh under taskset), the program runs REPS times under
+// the recorder, the configurations interleaved so that slow phases of this VM hit all of them.
+// Each trace of configuration X predicts every configuration Y with the same N.
+// The VM's CPU speed changes under it (placement.md: raw times of one run spread 14–130%), so
+// times are compared speed-normalised: a run's time divided by its own total compute CPU time
+// (from the trace's CPU_TIME metric). Error of X→Y = (predicted Y / CPU of X's run) ÷ median
+// over Y's runs of (measured Y / CPU of that run) − 1. Measured = the trace's run time with the
+// recorder's suspensions removed. Also, without normalisation: each configuration run untraced
+// (the program's own elapsed time) against the prediction with the tracing cost per call removed
+// (`eventCostSeconds: 'auto'`). Prints a Markdown table and writes results.json beside it.
+// Networks (N-PEM) need ../shared/tools/netns-mpi and are not part of this script yet.
+
+import { createRequire } from 'node:module';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../..');
+const require = createRequire(import.meta.url);
+const { recordTrace } = require(path.join(root, 'out/server/src/mpi/recordTrace.js'));
+const { predictScenarios } = require(path.join(root, 'out/server/src/pem/index.js'));
+const { COMM_TABLE_SCHEMA } = require(path.join(root, 'out/server/src/network/commTable.js'));
+const { parsePingPong } = require(path.join(root, 'out/server/src/mpi/calibration.js'));
+const { mpirunArgv, runMpi } = require(path.join(root, 'out/server/src/mpi/launch.js'));
+const { openOtf2Archive, communicatorRanks } = require(path.join(root, 'out/server/src/trace/otf2Archive.js'));
+const { Otf2RankStream, cpuTimeMetrics } = require(path.join(root, 'out/server/src/pem/otf2Ops.js'));
+
+const PROGRAMS = {
+  master_worker: ['300'],
+  halo: ['400000', '60'],
+  pipeline: ['60', '65536'],
+  alltoall_sort: ['400000', '3'],
+  latency: ['3000'],
+};
+
+function option(name, fallback) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+}
+
+const reps = Number(option('reps', '5'));
+const programs = option('programs', Object.keys(PROGRAMS).join(',')).split(',');
+const configs = option('configs', '2/1,2/2,4/1,4/2,8/1,8/2').split(',');
+const build = process.env.CAUSAL_LENS_MPI_BUILD || path.join(root, 'build/mpi');
+process.env.CAUSAL_LENS_MPI_BUILD = build;
+
+/** Ping-pong between two ranks pinned like ranks of `nodes` emulated nodes (1: both on core 0). */
+async function pingPong(nodes) {
+  const argv = mpirunArgv({ np: 2, program: path.join(here, 'pin-rank.sh'), args: [String(nodes), path.join(build, 'causal-lens-pingpong'), '0.02'] });
+  const result = await runMpi(argv, () => undefined);
+  if (result.code !== 0) throw new Error(`ping-pong on ${nodes} emulated node(s) failed`);
+  return parsePingPong(result.stdout, `ping-pong on ${nodes} emulated node(s)`);
+}
+
+// The network of the emulated nodes: inside a node both ranks share one core (a message costs
+// a switch between them), between nodes they are on two cores. Open MPI's vader eager limit.
+const traced = {
+  schema: COMM_TABLE_SCHEMA,
+  name: 'emulated nodes on this machine (pinned ping-pong)',
+  source: 'measured',
+  createdAt: new Date().toISOString(),
+  eagerLimitBytes: 4096,
+  intraNode: await pingPong(1),
+  interNode: await pingPong(2),
+};
+process.stderr.write(`one-way 8 B: same core ${(traced.intraNode.find((p) => p.bytes === 8).seconds * 1e6).toFixed(2)} µs, two cores ${(traced.interNode.find((p) => p.bytes === 8).seconds * 1e6).toFixed(2)} µs\n`);
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-pem-validation-'));
+
+/** Total compute CPU seconds of a trace (every rank's computation between MPI calls). */
+function computeSeconds(archivePath) {
+  const archive = openOtf2Archive(archivePath);
+  const comms = communicatorRanks(archive.defs);
+  let total = 0;
+  for (const rank of archive.ranks) {
+    const stream = new Otf2RankStream(archive, rank, comms, cpuTimeMetrics(archive), 0);
+    for (let op = stream.next(); op; op = stream.next()) total += op.compute;
+  }
+  return total;
+}
+
+const median = (values) => {
+  const s = [...values].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/** An untraced run's time: the slowest rank's own "elapsed" line (MPI_Init to the end of its work). */
+async function untracedSeconds(program, np, nodes) {
+  const argv = mpirunArgv({ np, program: path.join(here, 'pin-rank.sh'), args: [String(nodes), path.join(build, program), ...PROGRAMS[program]] });
+  const result = await runMpi(argv, () => undefined);
+  if (result.code !== 0) throw new Error(`${program} ${np}/${nodes} untraced failed`);
+  return Math.max(...[...result.stdout.matchAll(/elapsed rank=\d+ seconds=([\d.]+)/g)].map((m) => Number(m[1])));
+}
+
+const runs = {};
+for (let rep = 0; rep < reps; rep++) {
+  for (const program of programs) {
+    for (const config of configs) {
+      const [np, nodes] = config.split('/').map(Number);
+      const outDir = path.join(work, `${program}-${np}-${nodes}-${rep}`);
+      const summary = await recordTrace({
+        np,
+        outDir,
+        program: path.join(here, 'pin-rank.sh'),
+        args: [String(nodes), path.join(build, program), ...PROGRAMS[program]],
+      });
+      if (summary.truncated) throw new Error(`${program} ${config}: ${summary.truncated}`);
+      const [{ measuredSeconds }] = [await predictScenarios(summary.archive, [], { tracedNetwork: traced })];
+      const cpu = computeSeconds(summary.archive);
+      const untraced = await untracedSeconds(program, np, nodes);
+      (runs[`${program} ${config}`] ??= []).push({ archive: summary.archive, measuredSeconds, cpu, np, nodes, untraced });
+      process.stderr.write(`${program} ${config} rep ${rep + 1}: traced ${measuredSeconds.toFixed(3)} s, compute ${cpu.toFixed(3)} s, untraced ${untraced.toFixed(3)} s\n`);
+    }
+  }
+}
+
+const rows = [];
+for (const program of programs) {
+  for (const from of configs) {
+    const source = runs[`${program} ${from}`][0];
+    const targets = configs.filter((c) => Number(c.split('/')[0]) === source.np);
+    const scenarios = targets.map((c) => ({ nodes: Number(c.split('/')[1]) }));
+    const prediction = await predictScenarios(source.archive, scenarios, { tracedNetwork: traced, coresPerNode: 1 });
+    const untracedPrediction = await predictScenarios(source.archive, scenarios, { tracedNetwork: traced, coresPerNode: 1, eventCostSeconds: 'auto' });
+    targets.forEach((to, i) => {
+      const measured = runs[`${program} ${to}`];
+      const measuredNorm = median(measured.map((r) => r.measuredSeconds / r.cpu));
+      const predictedNorm = prediction.scenarios[i].predictedSeconds / source.cpu;
+      rows.push({
+        program,
+        from,
+        to,
+        measuredMedianSeconds: median(measured.map((r) => r.measuredSeconds)),
+        predictedSeconds: prediction.scenarios[i].predictedSeconds,
+        measuredNormalised: measuredNorm,
+        predictedNormalised: predictedNorm,
+        errorPercent: (predictedNorm / measuredNorm - 1) * 100,
+        untracedMedianSeconds: median(measured.map((r) => r.untraced)),
+        predictedUntracedSeconds: untracedPrediction.scenarios[i].predictedSeconds,
+        rawErrorPercent: (untracedPrediction.scenarios[i].predictedSeconds / median(measured.map((r) => r.untraced)) - 1) * 100,
+        spreadPercent: (Math.max(...measured.map((r) => r.measuredSeconds / r.cpu)) / Math.min(...measured.map((r) => r.measuredSeconds / r.cpu)) - 1) * 100,
+      });
+    });
+  }
+}
+
+fs.writeFileSync(path.join(here, 'results.json'), `${JSON.stringify({ date: new Date().toISOString(), reps, rows }, null, 1)}\n`);
+process.stdout.write('| program | traced | predicted | measured time / compute (median) | predicted / compute | error | spread of the measured runs | untraced runs, median s | predicted, tracing cost removed, s | raw error |\n|---|---|---|---|---|---|---|---|---|---|\n');
+for (const r of rows) {
+  process.stdout.write(`| ${r.program} | ${r.from} | ${r.to} | ${r.measuredNormalised.toFixed(3)} | ${r.predictedNormalised.toFixed(3)} | ${r.errorPercent >= 0 ? '+' : ''}${r.errorPercent.toFixed(1)}% | ${r.spreadPercent.toFixed(0)}% | ${r.untracedMedianSeconds.toFixed(4)} | ${r.predictedUntracedSeconds.toFixed(4)} | ${r.rawErrorPercent >= 0 ? '+' : ''}${r.rawErrorPercent.toFixed(1)}% |\n`);
+}
+const within = rows.filter((r) => Math.abs(r.errorPercent) <= 5).length;
+process.stdout.write(`\n${within} of ${rows.length} predictions within 5% (reps ${reps})\n`);
+fs.rmSync(work, { recursive: true, force: true });
