@@ -3,29 +3,15 @@
 
 import { ComponentModel, FitResult, ModelTerm, Prediction, fitRuns, predict, predictComponent } from '../fit';
 import { ScalingTable, readScalingCsv } from '../import/scalingCsv';
-import { UsageError, parseFlags } from './flags';
+import { UsageError, parseFlags, repeated } from './flags';
 
-/** Takes every `--predict X` out of args (the flag repeats, which parseFlags does not do). */
-function takePredictions(args: readonly string[]): { xs: number[]; rest: string[] } {
-  const xs: number[] = [];
-  const rest: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (arg === '--') {
-      rest.push(...args.slice(i));
-      break;
-    }
-    if (arg !== '--predict' && !arg.startsWith('--predict=')) {
-      rest.push(arg);
-      continue;
-    }
-    const value = arg === '--predict' ? args[++i] : arg.slice('--predict='.length);
-    if (value === undefined) throw new UsageError('--predict needs a value');
+/** The `--predict` values as positive numbers. */
+function predictionXs(values: readonly string[]): number[] {
+  return values.map((value) => {
     const x = Number(value);
     if (!(x > 0) || !Number.isFinite(x)) throw new UsageError(`--predict needs a positive number, got "${value}"`);
-    xs.push(x);
-  }
-  return { xs, rest };
+    return x;
+  });
 }
 
 function termJson(t: ModelTerm) {
@@ -82,8 +68,9 @@ function toText(table: ScalingTable, result: FitResult, predictions: Prediction[
 }
 
 export async function runFit(args: string[], out: (text: string) => void, err: (text: string) => void): Promise<number> {
-  const { xs, rest } = takePredictions(args);
-  const { flags, positional } = parseFlags(rest, { json: 'boolean' });
+  const parsed = parseFlags(args, { json: 'boolean', predict: 'strings' });
+  const { flags, positional } = parsed;
+  const xs = predictionXs(repeated(parsed, 'predict'));
   if (positional.length !== 1) throw new UsageError('fit needs exactly one CSV file');
   const table = await readScalingCsv(positional[0]);
   for (const problem of table.problems) err(`${problem.file}:${problem.line}: ${problem.severity}: ${problem.message}\n`);

@@ -2,11 +2,18 @@
 
 export class UsageError extends Error {}
 
-export type FlagKinds = Record<string, 'boolean' | 'integer' | 'string'>;
+/** `strings`: a flag that may repeat (`--placement 4/1 --placement 4/2`), collected in order. */
+export type FlagKinds = Record<string, 'boolean' | 'integer' | 'string' | 'strings'>;
 
 export interface ParsedFlags {
-  flags: Record<string, boolean | number | string | undefined>;
+  flags: Record<string, boolean | number | string | string[] | undefined>;
   positional: string[];
+}
+
+/** The values of a repeatable flag, [] when absent. */
+export function repeated(parsed: ParsedFlags, name: string): string[] {
+  const value = parsed.flags[name];
+  return Array.isArray(value) ? value : [];
 }
 
 export function parseFlags(args: readonly string[], kinds: FlagKinds): ParsedFlags {
@@ -36,9 +43,15 @@ export function parseFlags(args: readonly string[], kinds: FlagKinds): ParsedFla
       const n = Number(value);
       if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} needs a whole number, got "${value}"`);
       flags[name] = n;
+    } else if (kind === 'strings') {
+      flags[name] = [...repeatedValues(flags[name]), value];
     } else {
       flags[name] = value;
     }
   }
   return { flags, positional };
+}
+
+function repeatedValues(value: ParsedFlags['flags'][string]): string[] {
+  return Array.isArray(value) ? value : [];
 }

@@ -5,26 +5,7 @@
 
 import { openTrace, predictScenarios, readMapFile, resolveNetwork, ScenarioSpec } from '../pem';
 import { ScenarioError } from '../pem/scenario';
-import { parseFlags, UsageError } from './flags';
-
-const REPEATED = ['placement', 'map', 'network'] as const;
-
-/** Pulls the repeatable flags out of `args`; flags.ts keeps one value per flag. */
-function takeRepeated(args: readonly string[]): { rest: string[]; values: Record<(typeof REPEATED)[number], string[]> } {
-  const values = { placement: [] as string[], map: [] as string[], network: [] as string[] };
-  const rest: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const m = /^--(placement|map|network)(?:=(.*))?$/.exec(args[i]);
-    if (!m) {
-      rest.push(args[i]);
-      continue;
-    }
-    const value = m[2] ?? args[++i];
-    if (value === undefined) throw new UsageError(`--${m[1]} needs a value`);
-    values[m[1] as (typeof REPEATED)[number]].push(value);
-  }
-  return { rest, values };
-}
+import { parseFlags, repeated, UsageError } from './flags';
 
 function placementSpec(text: string, ranks: number): ScenarioSpec {
   const m = /^(\d+)\/(\d+)(?::(block|cyclic))?$/.exec(text.trim());
@@ -43,8 +24,17 @@ function eventCost(text: string | undefined): number | 'auto' | undefined {
 }
 
 export async function runWhatif(args: string[], out: (t: string) => void, err: (t: string) => void): Promise<number> {
-  const { rest, values } = takeRepeated(args);
-  const { flags, positional } = parseFlags(rest, { json: 'boolean', cores: 'integer', 'traced-network': 'string', 'event-cost-ns': 'string' });
+  const parsed = parseFlags(args, {
+    json: 'boolean',
+    cores: 'integer',
+    'traced-network': 'string',
+    'event-cost-ns': 'string',
+    placement: 'strings',
+    map: 'strings',
+    network: 'strings',
+  });
+  const { flags, positional } = parsed;
+  const values = { placement: repeated(parsed, 'placement'), map: repeated(parsed, 'map'), network: repeated(parsed, 'network') };
   if (positional.length !== 1) throw new UsageError('whatif needs exactly one TRACE (the .otf2 anchor file)');
   const trace = positional[0];
   if (flags.cores === 0) throw new UsageError('--cores needs at least 1');

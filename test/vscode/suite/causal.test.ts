@@ -30,14 +30,15 @@ async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T |
   }
 }
 
-/** Per sample source file (by basename), the 0-based lines that have a full causal curve. */
+/** Per sample source file (beside its profile), the 0-based lines that have a full causal curve. */
 async function expectedCurveLines(): Promise<Map<string, number[]>> {
   const expected = new Map<string, number[]>();
   for (const uri of await vscode.workspace.findFiles('**/profile.coz')) {
     const profile = await readProfileFile(uri.fsPath);
     for (const curve of computeCurves(profile)) {
       if (curve.status.kind !== 'curve' || curve.target.kind !== 'line') continue;
-      const base = path.basename(curve.target.path);
+      // samples/mpi has files of the same names: the source is the one beside its profile.
+      const base = path.join(path.dirname(uri.fsPath), path.basename(curve.target.path));
       const lines = expected.get(base) ?? [];
       if (!lines.includes(curve.target.line - 1)) lines.push(curve.target.line - 1);
       expected.set(base, lines.sort((a, b) => a - b));
@@ -46,10 +47,8 @@ async function expectedCurveLines(): Promise<Map<string, number[]>> {
   return expected;
 }
 
-async function openSample(basename: string): Promise<vscode.TextEditor> {
-  const [uri] = await vscode.workspace.findFiles(`**/${basename}`);
-  assert.ok(uri, `${basename} is in the workspace`);
-  return vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+async function openSample(file: string): Promise<vscode.TextEditor> {
+  return vscode.window.showTextDocument(await vscode.workspace.openTextDocument(vscode.Uri.file(file)));
 }
 
 suite('causal profiles in the editor', () => {
@@ -68,21 +67,21 @@ suite('causal profiles in the editor', () => {
   });
 
   test('every line with a curve, and only those, has a Causal code lens', async () => {
-    for (const [basename, lines] of expected) {
-      const editor = await openSample(basename);
+    for (const [file, lines] of expected) {
+      const editor = await openSample(file);
       const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>(
         'vscode.executeCodeLensProvider',
         editor.document.uri,
       );
       const causal = lenses.filter((l) => l.command?.title.startsWith('Causal: ') && !l.command.title.startsWith('Causal: collecting'));
-      assert.deepEqual([...new Set(causal.map((l) => l.range.start.line))].sort((a, b) => a - b), lines, basename);
+      assert.deepEqual([...new Set(causal.map((l) => l.range.start.line))].sort((a, b) => a - b), lines, file);
       for (const lens of causal) assert.match(lens.command!.title, /impact \d\.\d{3} \[/);
     }
   });
 
   test('hovering a curve line shows its table', async () => {
-    const [basename, lines] = [...expected][0];
-    const editor = await openSample(basename);
+    const [file, lines] = [...expected][0];
+    const editor = await openSample(file);
     const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
       'vscode.executeHoverProvider',
       editor.document.uri,
@@ -95,15 +94,15 @@ suite('causal profiles in the editor', () => {
 
   test('hot lines are shaded, with the claim after every curve line', async () => {
     const exports = await api();
-    for (const [basename, lines] of expected) {
-      const editor = await openSample(basename);
+    for (const [file, lines] of expected) {
+      const editor = await openSample(file);
       const heat = await waitFor('decorations', () => {
         const applied = exports.appliedHeat(editor.document.uri);
         return applied.length > 0 ? applied : undefined;
       });
       assert.ok(heat.some((l) => l.heat === 1), 'the hottest line has full heat');
       const annotated = heat.filter((l) => l.annotation).map((l) => l.line).sort((a, b) => a - b);
-      assert.deepEqual(annotated, lines, basename);
+      assert.deepEqual(annotated, lines, file);
       for (const line of heat.filter((l) => l.annotation)) {
         assert.match(line.annotation!, /^(\+[\d.]+% program( \(±[\d.]+\))? if \d+% faster|no gain shown: .*)$/);
       }
@@ -112,8 +111,8 @@ suite('causal profiles in the editor', () => {
 
   test('Toggle Hot-Line Highlights removes and restores the highlights', async () => {
     const exports = await api();
-    const [basename] = [...expected][0];
-    const editor = await openSample(basename);
+    const [file] = [...expected][0];
+    const editor = await openSample(file);
     await vscode.commands.executeCommand('causalLens.toggleHighlights');
     await waitFor('highlights off', () => (exports.appliedHeat(editor.document.uri).length === 0 ? true : undefined));
     await vscode.commands.executeCommand('causalLens.toggleHighlights');
@@ -122,8 +121,8 @@ suite('causal profiles in the editor', () => {
 
   test('Next Hot Line moves the cursor to a highlighted line', async () => {
     const exports = await api();
-    const [basename] = [...expected][0];
-    const editor = await openSample(basename);
+    const [file] = [...expected][0];
+    const editor = await openSample(file);
     editor.selection = new vscode.Selection(0, 0, 0, 0);
     await vscode.commands.executeCommand('causalLens.nextHotLine');
     const active = vscode.window.activeTextEditor!;
