@@ -11,6 +11,7 @@ import * as path from 'path';
 import { ProfileReader, parseProfileText } from '../../server/src/import';
 import { Profile } from '../../server/src/model/profile';
 import { mulberry32 } from '../../server/src/causal/random';
+import { Mutation, pick, textMutations } from './textMutations';
 
 const FIXTURES = path.join(__dirname, '../../../test/fixtures');
 const SEED = Number(process.env.FUZZ_SEED ?? 0x5eed);
@@ -29,55 +30,11 @@ function loadSources(): { name: string; text: string }[] {
   });
 }
 
-type Mutation = (text: string, random: () => number) => string;
-
-const pick = <T>(items: readonly T[], random: () => number): T => items[Math.floor(random() * items.length)];
-const at = (text: string, random: () => number) => Math.floor(random() * (text.length + 1));
-
-function mapLines(text: string, random: () => number, edit: (lines: string[], i: number) => void): string {
-  const lines = text.split('\n');
-  edit(lines, Math.floor(random() * lines.length));
-  return lines.join('\n');
-}
-
-/** Replaces one random run of digits in the text. */
-function replaceNumber(text: string, random: () => number, replacement: () => string): string {
-  const runs = [...text.matchAll(/-?\d+(\.\d+)?/g)];
-  if (runs.length === 0) return text;
-  const run = pick(runs, random);
-  return text.slice(0, run.index) + replacement() + text.slice(run.index! + run[0].length);
-}
-
 const GARBAGE = ['\t', '=', '{', '}', '"', '\r', '\0', ':', '(', '|)', '%', ',', '\\', 'experiment', 'startup', '{"type":', 'selected=', '\n'];
-const UNICODE = ['é', 'プロ', '😀', '\ud800', '\udfff', '\u2028', '\ufeff', '\u0000', 'Ω'];
+const ODD_NUMBERS = ['9'.repeat(25), '9'.repeat(400), '18446744073709551615', '9223372036854775808', '1e999', '-1e999', '-0', 'NaN', 'nan', 'inf', '-inf', '', '0x1F', '1,5', '١٢٣'];
 
 const MUTATIONS: Record<string, Mutation> = {
-  truncate: (text, r) => text.slice(0, at(text, r)),
-  flipBytes: (text, r) => {
-    const bytes = Buffer.from(text, 'utf8');
-    for (let n = 1 + Math.floor(r() * 8); n > 0 && bytes.length > 0; n--) bytes[Math.floor(r() * bytes.length)] ^= 1 << Math.floor(r() * 8);
-    return bytes.toString('utf8');
-  },
-  deleteLine: (text, r) => mapLines(text, r, (lines, i) => lines.splice(i, 1)),
-  duplicateLine: (text, r) => mapLines(text, r, (lines, i) => lines.splice(i, 0, lines[i])),
-  swapLines: (text, r) =>
-    mapLines(text, r, (lines, i) => {
-      const j = Math.floor(r() * lines.length);
-      [lines[i], lines[j]] = [lines[j], lines[i]];
-    }),
-  insertGarbage: (text, r) => {
-    const p = at(text, r);
-    let garbage = '';
-    for (let n = 1 + Math.floor(r() * 6); n > 0; n--) garbage += pick(GARBAGE, r);
-    return text.slice(0, p) + garbage + text.slice(p);
-  },
-  hugeNumber: (text, r) => replaceNumber(text, r, () => pick(['9'.repeat(25 + Math.floor(r() * 400)), '18446744073709551615', '9223372036854775808', '1e999', '-1e999', '-0'], r)),
-  nan: (text, r) => replaceNumber(text, r, () => pick(['NaN', 'nan', 'inf', '-inf', '', '0x1F', '1,5', '١٢٣'], r)),
-  unicode: (text, r) => {
-    const p = at(text, r);
-    return text.slice(0, p) + pick(UNICODE, r) + text.slice(p);
-  },
-  empty: () => '',
+  ...textMutations({ garbage: GARBAGE, oddNumbers: ODD_NUMBERS }),
   dropFinalNewline: (text) => text.replace(/\n+$/, ''),
   renameKey: (text, r) => text.replace(pick([/selected=/, /duration=/, /delta=/, /"speedup"/, /count=/, /name=/], r), pick(['', 'x=', 'selected_samples=', '"speedup_"'], r)),
 };

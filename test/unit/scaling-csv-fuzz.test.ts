@@ -10,56 +10,16 @@ import { test } from 'node:test';
 import { mulberry32 } from '../../server/src/causal/random';
 import { parseScalingCsv } from '../../server/src/import/scalingCsv';
 import { SCALING_FIXTURES } from './fit-data';
+import { Mutation, pick, textMutations } from './textMutations';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 0x5ca1e);
 const CASES = 4000;
 
-type Mutation = (text: string, random: () => number) => string;
-const pick = <T>(items: readonly T[], random: () => number): T => items[Math.floor(random() * items.length)];
-const at = (text: string, random: () => number) => Math.floor(random() * (text.length + 1));
-
-function mapLines(text: string, random: () => number, edit: (lines: string[], i: number) => void): string {
-  const lines = text.split('\n');
-  edit(lines, Math.floor(random() * lines.length));
-  return lines.join('\n');
-}
-
-function replaceNumber(text: string, random: () => number, replacement: string): string {
-  const runs = [...text.matchAll(/-?\d+(\.\d+)?/g)];
-  if (runs.length === 0) return text;
-  const run = pick(runs, random);
-  return text.slice(0, run.index) + replacement + text.slice(run.index! + run[0].length);
-}
-
 const GARBAGE = [',', '"', '""', '\r', '\0', '#', ' ', '\t', 'e', '-', '.', '\n', ',,', '"a,b"'];
 const ODD_NUMBERS = ['9'.repeat(400), '1e999', '-1e999', '-0', '0', 'NaN', 'Infinity', '', '0x1F', '1,5', '١٢٣', '1e-400', '.5', '5.'];
-const UNICODE = ['é', 'プロ', '😀', '\ud800', '\u2028', '\ufeff', 'Ω'];
 
 const MUTATIONS: Record<string, Mutation> = {
-  truncate: (text, r) => text.slice(0, at(text, r)),
-  flipBytes: (text, r) => {
-    const bytes = Buffer.from(text, 'utf8');
-    for (let n = 1 + Math.floor(r() * 8); n > 0 && bytes.length > 0; n--) bytes[Math.floor(r() * bytes.length)] ^= 1 << Math.floor(r() * 8);
-    return bytes.toString('utf8');
-  },
-  deleteLine: (text, r) => mapLines(text, r, (lines, i) => lines.splice(i, 1)),
-  duplicateLine: (text, r) => mapLines(text, r, (lines, i) => lines.splice(i, 0, lines[i])),
-  swapLines: (text, r) =>
-    mapLines(text, r, (lines, i) => {
-      const j = Math.floor(r() * lines.length);
-      [lines[i], lines[j]] = [lines[j], lines[i]];
-    }),
-  insertGarbage: (text, r) => {
-    const p = at(text, r);
-    let garbage = '';
-    for (let n = 1 + Math.floor(r() * 5); n > 0; n--) garbage += pick(GARBAGE, r);
-    return text.slice(0, p) + garbage + text.slice(p);
-  },
-  oddNumber: (text, r) => replaceNumber(text, r, pick(ODD_NUMBERS, r)),
-  unicode: (text, r) => {
-    const p = at(text, r);
-    return text.slice(0, p) + pick(UNICODE, r) + text.slice(p);
-  },
+  ...textMutations({ garbage: GARBAGE, oddNumbers: ODD_NUMBERS }),
   crlf: (text) => text.replace(/\n/g, '\r\n'),
   dropHeader: (text) => text.slice(text.indexOf('\n') + 1),
   empty: () => '',
