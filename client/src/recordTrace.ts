@@ -47,8 +47,8 @@ export async function recordTrace(cliPath: string, panel: PanelHost): Promise<vo
     void vscode.window.showErrorMessage(`Causal Lens: ${name} failed (${outcome.signal ?? `exit code ${outcome.exitCode}`}): ${last}`);
     return;
   }
+  panel.refreshOptions();
   const open = 'Open What-if';
   const choice = await vscode.window.showInformationMessage(`Causal Lens: trace written to ${vscode.workspace.asRelativePath(out)}.`, open);
-  panel.refreshOptions();
   if (choice === open) panel.show('whatif');
 }
