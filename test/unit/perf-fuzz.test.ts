@@ -11,6 +11,7 @@ import { parseProfileText } from '../../server/src/import';
 import { Profile, SAMPLE_CLASSES } from '../../server/src/model/profile';
 import { mulberry32 } from '../../server/src/causal/random';
 import { attributeSamples, workspaceFilter } from '../../server/src/samples/attribution';
+import { Mutation, pick, textMutations } from './textMutations';
 
 const FIXTURES = path.join(__dirname, '../../../test/fixtures/perf');
 const SEED = Number(process.env.FUZZ_SEED ?? 0xbe4f);
@@ -21,44 +22,10 @@ const sources = fs
   .filter((name) => name.endsWith('.txt'))
   .map((name) => ({ name, text: fs.readFileSync(path.join(FIXTURES, name), 'utf8') }));
 
-type Random = () => number;
-const pick = <T>(items: readonly T[], random: Random): T => items[Math.floor(random() * items.length)];
-const at = (text: string, random: Random) => Math.floor(random() * (text.length + 1));
-
-function editLines(text: string, random: Random, edit: (lines: string[], i: number) => void): string {
-  const lines = text.split('\n');
-  edit(lines, Math.floor(random() * lines.length));
-  return lines.join('\n');
-}
-
 const GARBAGE = ['\t', '  ', ' (inlined)', '+0x', 'ffffffffffffffff', ' (', ')', ':', 'PERF_RECORD_SWITCH OUT', 'prev_state=', ' ==> ', '%', '[I] ', '\0', '\r', '\n', '1e999', 'é'];
 
-const MUTATIONS: Record<string, (text: string, random: Random) => string> = {
-  truncate: (text, r) => text.slice(0, at(text, r)),
-  flipBytes: (text, r) => {
-    const bytes = new TextEncoder().encode(text);
-    for (let n = 1 + Math.floor(r() * 8); n > 0 && bytes.length > 0; n--) bytes[Math.floor(r() * bytes.length)] ^= 1 << Math.floor(r() * 8);
-    return new TextDecoder().decode(bytes);
-  },
-  deleteLine: (text, r) => editLines(text, r, (lines, i) => lines.splice(i, 1)),
-  duplicateLine: (text, r) => editLines(text, r, (lines, i) => lines.splice(i, 0, lines[i])),
-  swapLines: (text, r) =>
-    editLines(text, r, (lines, i) => {
-      const j = Math.floor(r() * lines.length);
-      [lines[i], lines[j]] = [lines[j], lines[i]];
-    }),
-  insertGarbage: (text, r) => {
-    const p = at(text, r);
-    let garbage = '';
-    for (let n = 1 + Math.floor(r() * 5); n > 0; n--) garbage += pick(GARBAGE, r);
-    return text.slice(0, p) + garbage + text.slice(p);
-  },
-  hugeNumber: (text, r) => {
-    const runs = [...text.matchAll(/\d+/g)];
-    if (runs.length === 0) return text;
-    const run = pick(runs, r);
-    return text.slice(0, run.index) + pick(['9'.repeat(40), '18446744073709551615', '0', '-1'], r) + text.slice(run.index! + run[0].length);
-  },
+const MUTATIONS: Record<string, Mutation> = {
+  ...textMutations({ garbage: GARBAGE, oddNumbers: ['9'.repeat(40), '18446744073709551615', '0', '-1'] }),
   stripTabs: (text) => text.replace(/\t/g, ''),
 };
 const NAMES = Object.keys(MUTATIONS);
