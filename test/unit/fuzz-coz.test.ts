@@ -11,7 +11,7 @@ import * as path from 'path';
 import { ProfileReader, parseProfileText } from '../../server/src/import';
 import { Profile } from '../../server/src/model/profile';
 import { mulberry32 } from '../../server/src/causal/random';
-import { Mutation, pick, textMutations } from './textMutations';
+import { mutatedCase, Mutation, pick, textMutations } from './textMutations';
 
 const FIXTURES = path.join(__dirname, '../../../test/fixtures');
 const SEED = Number(process.env.FUZZ_SEED ?? 0x5eed);
@@ -38,7 +38,6 @@ const MUTATIONS: Record<string, Mutation> = {
   dropFinalNewline: (text) => text.replace(/\n+$/, ''),
   renameKey: (text, r) => text.replace(pick([/selected=/, /duration=/, /delta=/, /"speedup"/, /count=/, /name=/], r), pick(['', 'x=', 'selected_samples=', '"speedup_"'], r)),
 };
-const MUTATION_NAMES = Object.keys(MUTATIONS);
 
 function lineCountOf(text: string): number {
   if (text === '') return 0;
@@ -87,15 +86,7 @@ test(`fuzz: ${CASES} mutated fixtures never throw and give well-formed profiles 
   const random = mulberry32(SEED);
   let experimentsSeen = 0;
   for (let n = 0; n < CASES; n++) {
-    const source = pick(sources, random);
-    const applied: string[] = [];
-    let text = source.text;
-    for (let k = 1 + Math.floor(random() * 3); k > 0; k--) {
-      const name = pick(MUTATION_NAMES, random);
-      applied.push(name);
-      text = MUTATIONS[name](text, random);
-    }
-    const label = `case ${n} (seed ${SEED}): ${source.name} with ${applied.join(', ')}`;
+    const { source, text, label } = mutatedCase(sources, MUTATIONS, random, n, SEED);
     const name = `fuzz/${source.name}`;
     let profile: Profile;
     try {

@@ -11,7 +11,7 @@ import { parseProfileText } from '../../server/src/import';
 import { Profile, SAMPLE_CLASSES } from '../../server/src/model/profile';
 import { mulberry32 } from '../../server/src/causal/random';
 import { attributeSamples, workspaceFilter } from '../../server/src/samples/attribution';
-import { Mutation, pick, textMutations } from './textMutations';
+import { mutatedCase, Mutation, textMutations } from './textMutations';
 
 const FIXTURES = path.join(__dirname, '../../../test/fixtures/perf');
 const SEED = Number(process.env.FUZZ_SEED ?? 0xbe4f);
@@ -28,7 +28,6 @@ const MUTATIONS: Record<string, Mutation> = {
   ...textMutations({ garbage: GARBAGE, oddNumbers: ['9'.repeat(40), '18446744073709551615', '0', '-1'] }),
   stripTabs: (text) => text.replace(/\t/g, ''),
 };
-const NAMES = Object.keys(MUTATIONS);
 
 function check(profile: Profile, name: string, lineCount: number): void {
   assert.equal(profile.source, name);
@@ -52,15 +51,7 @@ test(`fuzz: ${CASES} mutated perf fixtures never throw and give well-formed samp
   const random = mulberry32(SEED);
   let stacks = 0;
   for (let n = 0; n < CASES; n++) {
-    const source = pick(sources, random);
-    const applied: string[] = [];
-    let text = source.text;
-    for (let k = 1 + Math.floor(random() * 3); k > 0; k--) {
-      const name = pick(NAMES, random);
-      applied.push(name);
-      text = MUTATIONS[name](text, random);
-    }
-    const label = `case ${n} (seed ${SEED}): ${source.name} with ${applied.join(', ')}`;
+    const { source, text, label } = mutatedCase(sources, MUTATIONS, random, n, SEED);
     let profile: Profile;
     try {
       profile = parseProfileText(text, source.name);

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { mulberry32 } from '../../server/src/causal/random';
 import { parseScalingCsv } from '../../server/src/import/scalingCsv';
 import { SCALING_FIXTURES } from './fit-data';
-import { Mutation, pick, textMutations } from './textMutations';
+import { mutatedCase, Mutation, textMutations } from './textMutations';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 0x5ca1e);
 const CASES = 4000;
@@ -24,7 +24,6 @@ const MUTATIONS: Record<string, Mutation> = {
   dropHeader: (text) => text.slice(text.indexOf('\n') + 1),
   empty: () => '',
 };
-const NAMES = Object.keys(MUTATIONS);
 
 test(`fuzz: ${CASES} mutated run tables never throw, and every line is a run, a problem or ignored (seed ${SEED})`, () => {
   const sources = fs
@@ -34,15 +33,7 @@ test(`fuzz: ${CASES} mutated run tables never throw, and every line is a run, a 
   const random = mulberry32(SEED);
   let runsSeen = 0;
   for (let n = 0; n < CASES; n++) {
-    const source = pick(sources, random);
-    const applied: string[] = [];
-    let text = source.text;
-    for (let k = 1 + Math.floor(random() * 3); k > 0; k--) {
-      const name = pick(NAMES, random);
-      applied.push(name);
-      text = MUTATIONS[name](text, random);
-    }
-    const label = `case ${n} (seed ${SEED}): ${source.name} with ${applied.join(', ')}`;
+    const { source, text, label } = mutatedCase(sources, MUTATIONS, random, n, SEED);
     let table;
     try {
       table = parseScalingCsv(text, source.name);

@@ -62,3 +62,26 @@ export function textMutations(noise: FormatNoise): Record<string, Mutation> {
     empty: () => '',
   };
 }
+
+/**
+ * One fuzz case: a random source with 1 to 3 random mutations applied, and a label that names
+ * the seed, the source and the mutations so a failure can be replayed.
+ */
+export function mutatedCase(
+  sources: readonly { name: string; text: string }[],
+  mutations: Record<string, Mutation>,
+  random: Random,
+  n: number,
+  seed: number,
+): { source: { name: string; text: string }; text: string; label: string } {
+  const names = Object.keys(mutations);
+  const source = pick(sources, random);
+  const applied: string[] = [];
+  let text = source.text;
+  for (let k = 1 + Math.floor(random() * 3); k > 0; k--) {
+    const name = pick(names, random);
+    applied.push(name);
+    text = mutations[name](text, random);
+  }
+  return { source, text, label: `case ${n} (seed ${seed}): ${source.name} with ${applied.join(', ')}` };
+}

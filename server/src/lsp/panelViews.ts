@@ -20,6 +20,7 @@ import {
   WhatIfResult,
 } from '../protocol/lspExt';
 import { LineFacts } from '../workspace/profileStore';
+import { isInside } from '../workspace/pathResolver';
 import { scanWorkspace } from '../workspace/scan';
 
 /** The curves of a line (1-based `facts.line`), best first, as the panel charts them. */
@@ -41,15 +42,14 @@ export function panelCurves(uri: string, facts: LineFacts | undefined, line0: nu
 export async function workspaceEntries(roots: readonly string[], globs: readonly string[]): Promise<{ path: string; label: string }[]> {
   const { matching } = await scanWorkspace(roots, globs);
   return matching.sort().map((file) => {
-    const root = roots.find((r) => file.startsWith(r + path.sep));
+    const root = roots.find((r) => isInside(r, file));
     return { path: file, label: root ? path.relative(root, file) : file };
   });
 }
 
 /** The panel only names files the server listed, but it is a separate origin: check anyway. */
 export function insideRoots(roots: readonly string[], file: string): boolean {
-  const absolute = path.resolve(file);
-  return roots.some((root) => absolute.startsWith(path.resolve(root) + path.sep));
+  return roots.some((root) => isInside(root, path.resolve(file)));
 }
 
 /** The Scaling tab's fit: the model, each component's runs, a dense curve with its band, and predictions. */

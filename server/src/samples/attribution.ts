@@ -6,6 +6,7 @@
 
 import * as path from 'path';
 import { SAMPLE_CLASSES, SampleClass, SampleData, SampleFrame } from '../model/profile';
+import { isInside } from '../workspace/pathResolver';
 
 export type ClassMs = Record<SampleClass, number>;
 
@@ -61,10 +62,9 @@ export const STACKS_PER_LINE = 3;
  */
 export function workspaceFilter(roots: readonly string[]): (file: string) => boolean {
   if (roots.length === 0) return (file) => !/^(\/usr\/|\/lib|\/opt\/|\.\/|<)/.test(file);
-  const prefixes = roots.map((root) => path.resolve(root) + path.sep);
   return (file) => {
     const absolute = path.resolve(file);
-    return prefixes.some((prefix) => absolute.startsWith(prefix));
+    return roots.some((root) => isInside(root, absolute));
   };
 }
 

@@ -21,7 +21,8 @@ function components(p: string): string[] {
   return p.split(/[\\/]+/).filter((c) => c.length > 0 && c !== '.');
 }
 
-function isInside(root: string, file: string): boolean {
+/** Whether `file` is strictly below `root` (not the root itself, not a sibling sharing its prefix). */
+export function isInside(root: string, file: string): boolean {
   const rel = path.relative(root, file);
   return rel.length > 0 && !rel.startsWith('..') && !path.isAbsolute(rel);
 }
