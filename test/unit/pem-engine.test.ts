@@ -191,3 +191,32 @@ test('property: every rank finishes, the critical path adds up to the prediction
     close(withKeepAlive.predictedSeconds, plain.predictedSeconds, `trial ${trial} keep-alives`);
   }
 });
+
+test('inside a node the copy of a message is the receiver\'s CPU work, shared with the node\'s other ranks', () => {
+  // One-way inside a node: 1 + bytes/1000; rank 2 computes 10 on the same single core.
+  const shm: EngineNetwork = { eagerLimitBytes: 1 << 30, oneWay: (bytes, same) => (same ? 1 + bytes / 1000 : 5) };
+  const sender = [op(OpKind.Send, { peer: 1, bytes: 4000 }), op(OpKind.End)];
+  const receiver = [op(OpKind.Recv, { peer: 0, bytes: 4000 }), op(OpKind.End)];
+  const alone = run([sender, receiver], [0, 0], [1], shm);
+  close(alone.result.finishSeconds[1], 5, 'latency 1, then 4 of copying on a free core');
+  close(alone.result.criticalPath.commSeconds, 5, 'the copy is communication on the critical path');
+  const busy = run([sender, receiver, [op(OpKind.End, { compute: 10 })]], [0, 0, 0], [1], shm);
+  // From 1 the copy (4) shares the core with rank 2: both progress at half speed until 9.
+  close(busy.result.finishSeconds[1], 9, 'the copy shares the core');
+  close(busy.result.finishSeconds[2], 14, 'the computation lost what the copy took (1 alone, 4 shared until 9, 5 alone)');
+  const across = run([sender, receiver], [0, 1], [1, 1], shm);
+  close(across.result.finishSeconds[1], 5, 'between nodes the network moves the data');
+});
+
+test('a wait reached by polling keeps its CPU share until the message comes', () => {
+  const sender = [op(OpKind.Send, { compute: 2, peer: 1 }), op(OpKind.End)];
+  const poller = (busy: boolean) => [op(OpKind.Irecv, { peer: 0, request: 1 }), op(OpKind.Wait, { requests: [1], busy }), op(OpKind.End)];
+  // Ranks 0 and 1 share one core. Blocked, the receiver leaves the core to the sender (done at 2);
+  // polling, it takes half of it, so the sender's 2 of CPU take 4.
+  close(run([sender, poller(false)], [0, 0], [1], INSTANT).result.finishSeconds[1], 2, 'blocked wait');
+  const polled = run([sender, poller(true)], [0, 0], [1], INSTANT);
+  close(polled.result.finishSeconds[0], 4, 'the sender shares its core with the poller');
+  close(polled.result.finishSeconds[1], 4, 'the poller sees the message when it is sent');
+  const apart = run([sender, poller(true)], [0, 1], [1, 1], INSTANT);
+  close(apart.result.finishSeconds[1], 2, 'on a core of its own polling costs nobody anything');
+});

@@ -119,3 +119,46 @@ test('property: removing the tracing cost per call (auto) never predicts a slowe
   }
   await assert.rejects(whatif(['--json', traces.get('halo')!, '--event-cost-ns', 'lots']), /--event-cost-ns needs "auto"/);
 });
+
+test('computeFrom: the same trace changes nothing; a trace of other ranks is refused by name', async () => {
+  const trace = traces.get('halo')!;
+  const [own, same] = await Promise.all([
+    predictScenarios(trace, [{ nodes: 1 }, { nodes: 4 }], { coresPerNode: 1 }),
+    predictScenarios(trace, [{ nodes: 1 }, { nodes: 4 }], { coresPerNode: 1, computeFrom: trace }),
+  ]);
+  assert.deepEqual(same.scenarios, own.scenarios);
+  assert.deepEqual(same.traceProblems, own.traceProblems);
+  const twoRanks = await recordTrace({ np: 2, outDir: path.join(WORK, 'halo-2'), program: path.join(MPI_BUILD, 'halo'), args: ['40000', '20'] });
+  await assert.rejects(predictScenarios(trace, [], { computeFrom: twoRanks.archive }), (error: Error) => error.message.includes(twoRanks.archive) && /2 ranks, the trace 4/.test(error.message));
+});
+
+test('computeFrom: another run of a program with timing-dependent calls scales its ranks and says so', async () => {
+  const again = await recordTrace({ np: 4, outDir: path.join(WORK, 'master_worker-again'), program: path.join(MPI_BUILD, 'master_worker'), args: ['60'] });
+  const prediction = await predictScenarios(traces.get('master_worker')!, [{ nodes: 4 }], { coresPerNode: 1, computeFrom: again.archive });
+  assert.ok(prediction.scenarios[0].predictedSeconds > 0);
+  for (const note of prediction.traceProblems.filter((p) => p.startsWith('computation from'))) assert.match(note, /made other calls there, so .* scaled by \d/);
+});
+
+test('the tracer\'s smallest CPU time inside one call is found (charged to blocking calls by default)', () => {
+  const archive = openOtf2Archive(traces.get('latency')!);
+  const comms = communicatorRanks(archive.defs);
+  for (const rank of archive.ranks) {
+    const stream = new Otf2RankStream(archive, rank, comms, cpuTimeMetrics(archive), 0);
+    while (stream.next());
+    const smallest = stream.facts.smallestCallCpuSeconds;
+    assert.ok(smallest > 0 && smallest < 1e-4, `rank ${rank.rank}: ${smallest}`);
+  }
+});
+
+test('pipeline: the stages that poll with MPI_Test get busy waits, the first stage (which never polls) none', () => {
+  const archive = openOtf2Archive(traces.get('pipeline')!);
+  const comms = communicatorRanks(archive.defs);
+  const busyWaits = archive.ranks.map((rank) => {
+    const stream = new Otf2RankStream(archive, rank, comms, cpuTimeMetrics(archive), 0);
+    let busy = 0;
+    for (let op = stream.next(); op; op = stream.next()) if (op.busy) busy++;
+    return busy;
+  });
+  assert.equal(busyWaits[0], 0);
+  assert.ok(busyWaits.slice(1).every((n) => n > 0), `busy waits per rank: ${busyWaits.join(', ')}`);
+});

@@ -1,14 +1,18 @@
 // PEM validation on this machine: placements (Ps-PEM). Re-runnable:
-//   npx tsc -p . && scripts/build-mpi.sh && node validation/pem/validate.mjs [--reps 5] [--programs a,b] [--configs 2/1,2/2,...]
+//   npx tsc -p . && scripts/build-mpi.sh && node validation/pem/validate.mjs [--reps 5] [--programs a,b] [--configs 2/1,2/2,...] [--results FILE]
 // For every program and every configuration N/M (N ranks on M emulated nodes: each node is one
 // core, ranks pinned in blocks by pin-rank.sh under taskset), the program runs REPS times under
 // the recorder, the configurations interleaved so that slow phases of this VM hit all of them.
 // Each trace of configuration X predicts every configuration Y with the same N.
 // The VM's CPU speed changes under it (placement.md: raw times of one run spread 14–130%), so
-// times are compared speed-normalised: a run's time divided by its own total compute CPU time
-// (from the trace's CPU_TIME metric). Error of X→Y = (predicted Y / CPU of X's run) ÷ median
-// over Y's runs of (measured Y / CPU of that run) − 1. Measured = the trace's run time with the
-// recorder's suspensions removed. Also, without normalisation: each configuration run untraced
+// the judged comparison gives PEM the target run's own per-rank computations (`computeFrom`,
+// placement.md §7's recommendation): X's trace supplies the calls, messages and placement, each
+// traced run r of Y its computations, and error of X→Y = median over r of (predicted Y with r's
+// computations ÷ r's measured time) − 1: only scheduling and communication are judged.
+// Measured = the trace's run time with the recorder's suspensions removed.
+// Also, speed-normalised: a run's time divided by its own total compute CPU time (the trace's
+// CPU_TIME metric); error = (predicted Y / CPU of X's run) ÷ median over Y's runs of
+// (measured Y / CPU of that run) − 1. And without normalisation: each configuration run untraced
 // (the program's own elapsed time) against the prediction with the tracing cost per call removed
 // (`eventCostSeconds: 'auto'`). Prints a Markdown table and writes results.json beside it.
 // Networks (N-PEM) need ../shared/tools/netns-mpi and are not part of this script yet.
@@ -49,27 +53,43 @@ const configs = option('configs', '2/1,2/2,4/1,4/2,8/1,8/2').split(',');
 const build = process.env.CAUSAL_LENS_MPI_BUILD || path.join(root, 'build/mpi');
 process.env.CAUSAL_LENS_MPI_BUILD = build;
 
-/** Ping-pong between two ranks pinned like ranks of `nodes` emulated nodes (1: both on core 0). */
-async function pingPong(nodes) {
-  const argv = mpirunArgv({ np: 2, program: path.join(here, 'pin-rank.sh'), args: [String(nodes), path.join(build, 'causal-lens-pingpong'), '0.02'] });
-  const result = await runMpi(argv, () => undefined);
-  if (result.code !== 0) throw new Error(`ping-pong on ${nodes} emulated node(s) failed`);
-  return parsePingPong(result.stdout, `ping-pong on ${nodes} emulated node(s)`);
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-pem-validation-'));
+
+/**
+ * Ping-pong between two ranks pinned like ranks of `nodes` emulated nodes (1: both on core 0);
+ * `traced`: under the recorder, whose work inside every MPI call is part of each message a
+ * traced program sends.
+ */
+async function pingPong(nodes, traced) {
+  const program = path.join(here, 'pin-rank.sh');
+  const args = [String(nodes), path.join(build, 'causal-lens-pingpong'), '0.02'];
+  const what = `${traced ? 'traced ' : ''}ping-pong on ${nodes} emulated node(s)`;
+  const result = traced
+    ? await recordTrace({ np: 2, outDir: path.join(work, `pingpong-${nodes}`), program, args })
+    : await runMpi(mpirunArgv({ np: 2, program, args }), () => undefined);
+  if ((traced ? result.exitCode : result.code) !== 0) throw new Error(`${what} failed`);
+  return parsePingPong(result.stdout, what);
 }
 
-// The network of the emulated nodes: inside a node both ranks share one core (a message costs
-// a switch between them), between nodes they are on two cores. Open MPI's vader eager limit.
-const traced = {
-  schema: COMM_TABLE_SCHEMA,
-  name: 'emulated nodes on this machine (pinned ping-pong)',
-  source: 'measured',
-  createdAt: new Date().toISOString(),
-  eagerLimitBytes: 4096,
-  intraNode: await pingPong(1),
-  interNode: await pingPong(2),
-};
-process.stderr.write(`one-way 8 B: same core ${(traced.intraNode.find((p) => p.bytes === 8).seconds * 1e6).toFixed(2)} µs, two cores ${(traced.interNode.find((p) => p.bytes === 8).seconds * 1e6).toFixed(2)} µs\n`);
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-pem-validation-'));
+/**
+ * The network of the emulated nodes: inside a node both ranks share one core (a message costs a
+ * switch between them), between nodes they are on two cores. Open MPI's vader eager limit.
+ */
+async function emulatedNodesTable(traced) {
+  return {
+    schema: COMM_TABLE_SCHEMA,
+    name: `emulated nodes on this machine (pinned ping-pong${traced ? ', traced' : ''})`,
+    source: 'measured',
+    createdAt: new Date().toISOString(),
+    eagerLimitBytes: 4096,
+    intraNode: await pingPong(1, traced),
+    interNode: await pingPong(2, traced),
+  };
+}
+const traced = process.env.TRACED_TABLE ? await emulatedNodesTable(true) : await emulatedNodesTable(false);
+const untracedTable = await emulatedNodesTable(false);
+const oneWay = (table) => `same core ${(table.intraNode.find((p) => p.bytes === 8).seconds * 1e6).toFixed(2)} µs, two cores ${(table.interNode.find((p) => p.bytes === 8).seconds * 1e6).toFixed(2)} µs`;
+process.stderr.write(`one-way 8 B traced: ${oneWay(traced)}; untraced: ${oneWay(untracedTable)}\n`);
 
 /** Total compute CPU seconds of a trace (every rank's computation between MPI calls). */
 function computeSeconds(archivePath) {
@@ -125,7 +145,16 @@ for (const program of programs) {
     const targets = configs.filter((c) => Number(c.split('/')[0]) === source.np);
     const scenarios = targets.map((c) => ({ nodes: Number(c.split('/')[1]) }));
     const prediction = await predictScenarios(source.archive, scenarios, { tracedNetwork: traced, coresPerNode: 1 });
-    const untracedPrediction = await predictScenarios(source.archive, scenarios, { tracedNetwork: traced, coresPerNode: 1, eventCostSeconds: 'auto' });
+    const untracedPrediction = await predictScenarios(source.archive, scenarios, { tracedNetwork: untracedTable, coresPerNode: 1, eventCostSeconds: 'auto' });
+    const targetRatios = [];
+    for (const to of targets) {
+      const ratios = [];
+      for (const run of runs[`${program} ${to}`]) {
+        const withTargetCompute = await predictScenarios(source.archive, [{ nodes: run.nodes }], { tracedNetwork: traced, coresPerNode: 1, computeFrom: run.archive });
+        ratios.push(withTargetCompute.scenarios[0].predictedSeconds / run.measuredSeconds);
+      }
+      targetRatios.push(ratios);
+    }
     targets.forEach((to, i) => {
       const measured = runs[`${program} ${to}`];
       const measuredNorm = median(measured.map((r) => r.measuredSeconds / r.cpu));
@@ -134,6 +163,8 @@ for (const program of programs) {
         program,
         from,
         to,
+        targetComputeErrorPercent: (median(targetRatios[i]) - 1) * 100,
+        targetComputeRangePercent: [(Math.min(...targetRatios[i]) - 1) * 100, (Math.max(...targetRatios[i]) - 1) * 100],
         measuredMedianSeconds: median(measured.map((r) => r.measuredSeconds)),
         predictedSeconds: prediction.scenarios[i].predictedSeconds,
         measuredNormalised: measuredNorm,
@@ -148,11 +179,17 @@ for (const program of programs) {
   }
 }
 
-fs.writeFileSync(path.join(here, 'results.json'), `${JSON.stringify({ date: new Date().toISOString(), reps, rows }, null, 1)}\n`);
-process.stdout.write('| program | traced | predicted | measured time / compute (median) | predicted / compute | error | spread of the measured runs | untraced runs, median s | predicted, tracing cost removed, s | raw error |\n|---|---|---|---|---|---|---|---|---|---|\n');
+fs.writeFileSync(option('results', path.join(here, 'results.json')), `${JSON.stringify({ date: new Date().toISOString(), reps, rows }, null, 1)}\n`);
+const pct = (x) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}%`;
+process.stdout.write('| program | traced | predicted | error with the target runs\' computations (median; range) | measured time / compute (median) | predicted / compute | speed-normalised error | spread of the measured runs | untraced runs, median s | predicted, tracing cost removed, s | raw error |\n|---|---|---|---|---|---|---|---|---|---|---|\n');
 for (const r of rows) {
-  process.stdout.write(`| ${r.program} | ${r.from} | ${r.to} | ${r.measuredNormalised.toFixed(3)} | ${r.predictedNormalised.toFixed(3)} | ${r.errorPercent >= 0 ? '+' : ''}${r.errorPercent.toFixed(1)}% | ${r.spreadPercent.toFixed(0)}% | ${r.untracedMedianSeconds.toFixed(4)} | ${r.predictedUntracedSeconds.toFixed(4)} | ${r.rawErrorPercent >= 0 ? '+' : ''}${r.rawErrorPercent.toFixed(1)}% |\n`);
+  process.stdout.write(`| ${r.program} | ${r.from} | ${r.to} | ${pct(r.targetComputeErrorPercent)} (${pct(r.targetComputeRangePercent[0])} … ${pct(r.targetComputeRangePercent[1])}) | ${r.measuredNormalised.toFixed(3)} | ${r.predictedNormalised.toFixed(3)} | ${r.errorPercent >= 0 ? '+' : ''}${r.errorPercent.toFixed(1)}% | ${r.spreadPercent.toFixed(0)}% | ${r.untracedMedianSeconds.toFixed(4)} | ${r.predictedUntracedSeconds.toFixed(4)} | ${r.rawErrorPercent >= 0 ? '+' : ''}${r.rawErrorPercent.toFixed(1)}% |\n`);
 }
-const within = rows.filter((r) => Math.abs(r.errorPercent) <= 5).length;
-process.stdout.write(`\n${within} of ${rows.length} predictions within 5% (reps ${reps})\n`);
+const within = (key) => rows.filter((r) => Math.abs(r[key]) <= 5).length;
+process.stdout.write(`\nwithin 5% of ${rows.length} (reps ${reps}): ${within('targetComputeErrorPercent')} with the target runs' computations, ${within('errorPercent')} speed-normalised, ${within('rawErrorPercent')} raw\n`);
+for (const program of programs) {
+  const own = rows.filter((r) => r.program === program);
+  const errors = own.map((r) => r.targetComputeErrorPercent);
+  process.stdout.write(`${program}: ${own.filter((r) => Math.abs(r.targetComputeErrorPercent) <= 5).length} of ${own.length} within 5%, ${pct(Math.min(...errors))} … ${pct(Math.max(...errors))}\n`);
+}
 fs.rmSync(work, { recursive: true, force: true });

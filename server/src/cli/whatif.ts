@@ -1,5 +1,6 @@
 // `causal-lens whatif [--json] TRACE [--placement N/M[:cyclic]]... [--map FILE]... [--network FILE|PRESET]...
-//  [--cores C] [--traced-network FILE|PRESET] [--event-cost-ns NS|auto]`: PEM predictions from one OTF2 trace.
+//  [--cores C] [--traced-network FILE|PRESET] [--event-cost-ns NS|auto] [--compute-from TRACE]`: PEM
+//  predictions from one OTF2 trace.
 // Every placement is combined with every network; with no scenario flag the traced
 // configuration itself is predicted.
 
@@ -29,6 +30,7 @@ export async function runWhatif(args: string[], out: (t: string) => void, err: (
     cores: 'integer',
     'traced-network': 'string',
     'event-cost-ns': 'string',
+    'compute-from': 'string',
     placement: 'strings',
     map: 'strings',
     network: 'strings',
@@ -60,6 +62,7 @@ export async function runWhatif(args: string[], out: (t: string) => void, err: (
       coresPerNode: flags.cores as number | undefined,
       tracedNetwork: flags['traced-network'] !== undefined ? resolveNetwork(flags['traced-network'] as string) : undefined,
       eventCostSeconds: eventCost(flags['event-cost-ns'] as string | undefined),
+      computeFrom: flags['compute-from'] as string | undefined,
     });
   } catch (error) {
     if (error instanceof ScenarioError) throw new Error(error.message);

@@ -21,6 +21,12 @@
 //   its keep-alive events are not needed to make progress; keep-alive operations in a stream
 //   only advance their node's clock and are dropped, as in the paper);
 // - a rank blocked in a receive, a wait or a collective is pending; it gets no CPU share.
+// - inside a node a message is a copy through shared memory, done by the receiver's CPU: the
+//   size-dependent part of the one-way time, T(b) − T(0), is CPU work the receiver does when
+//   the message has arrived (sharing its node's cores like computation); only T(0) is delay.
+//   Between nodes the whole one-way time is the network's (DMA, no CPU).
+// - a wait reached by polling (MPI_Test in a loop, otf2Ops.ts) is busy: the rank keeps its
+//   share of the node's cores until the wait completes.
 //
 // Extensions (the paper has PVM send/startRecv/endRecv only): eager sends (data leaves at the
 // send; the sender goes on) up to the table's eager limit and rendezvous above it (data leaves
@@ -80,6 +86,8 @@ const DONE = 3;
 class Completion {
   resolved = false;
   time = 0;
+  /** CPU seconds the waiter spends once it completes (copying an intra-node message in). */
+  work = 0;
   pc = 0;
   pm = 0;
   pw = 0;
@@ -101,6 +109,10 @@ class RankState {
   /** While blocked: completions still unknown and the latest known one. */
   unresolved = 0;
   readonly until = new Completion();
+  /** Set while the burst is the work of completed receives, not computation before `op`. */
+  resuming = false;
+  /** Set while the rank polls in a busy wait, holding a CPU share with no end of its own. */
+  spinning = false;
   finish = NaN;
   constructor(
     readonly rank: number,
@@ -113,8 +125,10 @@ interface Message {
   time: number;
   bytes: number;
   eager: boolean;
+  /** Delay of the data: the one-way time less the receiver's copy. */
   oneWay: number;
   zeroWay: number;
+  copy: number;
   pc: number;
   pm: number;
   pw: number;
@@ -213,6 +227,23 @@ class NodeState {
 
   nextFinish(): number {
     return this.heapServed[0];
+  }
+
+  /** Takes `rank` out of the running ranks (a busy wait that completed). */
+  remove(rank: RankState): void {
+    const hr = this.heapRank;
+    const hs = this.heapServed;
+    let i = hr.indexOf(rank);
+    if (i < 0) return;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      hr[i] = hr[parent];
+      hs[i] = hs[parent];
+      i = parent;
+    }
+    hr[0] = rank;
+    hs[0] = -Infinity;
+    this.pop();
   }
 }
 
@@ -336,10 +367,21 @@ export class PemEngine {
         this.completeBursts(node, time);
       } else {
         const rank = this.ranks[-1 - id];
+        if (rank.spinning) {
+          const node = this.nodes[rank.node];
+          node.advance(time);
+          node.remove(rank);
+          rank.spinning = false;
+          this.scheduleNode(node);
+        }
         rank.pc = rank.until.pc;
         rank.pm = rank.until.pm;
         rank.pw = rank.until.pw;
         rank.status = 0;
+        if (rank.until.work > 0) {
+          this.startBurst(rank, time, rank.until.work, true);
+          continue;
+        }
         this.report(rank, time);
         this.nextOp(rank, time);
       }
@@ -380,14 +422,19 @@ export class PemEngine {
     const tolerance = 1e-12 * Math.max(1, node.served);
     while (node.running > 0 && node.nextFinish() <= node.served + tolerance) {
       const rank = node.pop();
-      rank.pc += rank.burstCpu;
+      if (rank.resuming) rank.pm += rank.burstCpu;
+      else rank.pc += rank.burstCpu;
       rank.pw += time - rank.burstStart - rank.burstCpu;
       done.push(rank);
     }
     this.scheduleNode(node);
     for (const rank of done) {
       rank.status = 0;
-      this.execute(rank, time);
+      if (rank.resuming) {
+        rank.resuming = false;
+        this.report(rank, time);
+        this.nextOp(rank, time);
+      } else this.execute(rank, time);
     }
   }
 
@@ -395,6 +442,7 @@ export class PemEngine {
     node.version++;
     if (node.running === 0) return;
     const left = node.nextFinish() - node.served;
+    if (left === Infinity) return;
     let at = node.lastTime + Math.max(0, left) / node.rate();
     // Late in a long run a tiny remainder can be below the clock's resolution; step one unit so time moves.
     if (at <= node.lastTime && left > 0) at = node.lastTime + Math.max(Number.MIN_VALUE, node.lastTime * Number.EPSILON);
@@ -412,18 +460,24 @@ export class PemEngine {
       }
       rank.op = next;
       if (next.compute > 0) {
-        const node = this.nodes[rank.node];
-        node.advance(time);
-        rank.status = COMPUTING;
-        rank.burstStart = time;
-        rank.burstCpu = next.compute;
-        node.push(rank, node.served + next.compute);
-        this.scheduleNode(node);
+        this.startBurst(rank, time, next.compute, false);
         return;
       }
       if (!this.perform(rank, time)) return;
       this.report(rank, time);
     }
+  }
+
+  /** The rank computes `cpu` seconds on its node from `time`: before its op, or (resuming) copying received data. */
+  private startBurst(rank: RankState, time: number, cpu: number, resuming: boolean): void {
+    const node = this.nodes[rank.node];
+    node.advance(time);
+    rank.status = COMPUTING;
+    rank.resuming = resuming;
+    rank.burstStart = time;
+    rank.burstCpu = cpu;
+    node.push(rank, node.served + cpu);
+    this.scheduleNode(node);
   }
 
   private report(rank: RankState, time: number): void {
@@ -473,7 +527,7 @@ export class PemEngine {
           rank.requests.delete(id);
           completions.push(done);
         }
-        return this.block(rank, completions, time);
+        return this.block(rank, completions, time, op.busy);
       }
       case OpKind.Collective:
         return this.block(rank, [this.collective(rank, op, time)], time);
@@ -489,27 +543,33 @@ export class PemEngine {
   }
 
   /** Blocks the rank until every completion is known; returns true when none is in the future. */
-  private block(rank: RankState, completions: Completion[], time: number): boolean {
+  private block(rank: RankState, completions: Completion[], time: number, busy = false): boolean {
     const until = rank.until;
     until.time = time;
     until.pc = rank.pc;
     until.pm = rank.pm;
     until.pw = rank.pw;
+    until.work = 0;
     rank.unresolved = 0;
     for (const done of completions) {
+      until.work += done.work;
       if (done.resolved) this.merge(until, done);
       else {
         done.waiter = rank;
         rank.unresolved++;
       }
     }
-    if (rank.unresolved > 0) {
-      rank.status = BLOCKED;
-      return false;
-    }
-    if (until.time <= time) return true;
+    if (rank.unresolved === 0 && until.time <= time && until.work === 0) return true;
     rank.status = BLOCKED;
-    this.queue.push(until.time, rankEventId(rank.rank), 0);
+    if (busy && (rank.unresolved > 0 || until.time > time)) {
+      const node = this.nodes[rank.node];
+      node.advance(time);
+      node.push(rank, Infinity);
+      rank.spinning = true;
+      this.scheduleNode(node);
+    }
+    if (rank.unresolved > 0) return false;
+    this.queue.push(Math.max(until.time, time), rankEventId(rank.rank), 0);
     return false;
   }
 
@@ -532,6 +592,7 @@ export class PemEngine {
     const waiter = done.waiter;
     if (!waiter) return;
     done.waiter = null;
+    waiter.until.work += done.work;
     this.merge(waiter.until, done);
     if (--waiter.unresolved === 0) this.queue.push(waiter.until.time, rankEventId(waiter.rank), 0);
   }
@@ -565,9 +626,10 @@ export class PemEngine {
     }
     const same = this.input.nodeOf[rank.rank] === this.input.nodeOf[dst];
     const network = this.input.network;
-    const oneWay = network.oneWay(op.bytes, same);
     const eager = op.bytes <= network.eagerLimitBytes;
     const zeroWay = eager ? 0 : network.oneWay(0, same);
+    const copy = same ? Math.max(0, network.oneWay(op.bytes, same) - network.oneWay(0, same)) : 0;
+    const oneWay = network.oneWay(op.bytes, same) - copy;
     const channel = this.channel(rank.rank, dst, op.comm, op.tag);
     const recv = channel.recvs.length > 0 ? channel.recvs.shift()! : undefined;
     if (recv) this.dropIfEmpty(rank.rank, dst, op.comm, op.tag, channel);
@@ -575,10 +637,11 @@ export class PemEngine {
     if (recv) {
       // The receive was posted no later than now, so the data's arrival decides.
       const comm = eager ? oneWay : 2 * zeroWay + oneWay;
+      recv.done.work = copy;
       this.resolve(recv.done, time + comm, rank.pc, rank.pm + comm, rank.pw);
-      if (!eager) this.resolve(done, time + comm, rank.pc, rank.pm + comm, rank.pw);
+      if (!eager) this.resolve(done, time + comm + copy, rank.pc, rank.pm + comm + copy, rank.pw);
     } else {
-      channel.sends.push({ time, bytes: op.bytes, eager, oneWay, zeroWay, pc: rank.pc, pm: rank.pm, pw: rank.pw, sender: eager ? null : done });
+      channel.sends.push({ time, bytes: op.bytes, eager, oneWay, zeroWay, copy, pc: rank.pc, pm: rank.pm, pw: rank.pw, sender: eager ? null : done });
     }
     return done;
   }
@@ -596,6 +659,7 @@ export class PemEngine {
       channel.recvs.push({ time, pc: rank.pc, pm: rank.pm, pw: rank.pw, done });
       return;
     }
+    done.work = msg.copy;
     if (msg.eager) {
       const arrival = msg.time + msg.oneWay;
       if (arrival > time) this.resolve(done, arrival, msg.pc, msg.pm + msg.oneWay, msg.pw);
@@ -610,7 +674,7 @@ export class PemEngine {
     const pm = (senderFirst ? msg.pm : rank.pm) + comm;
     const pw = senderFirst ? msg.pw : rank.pw;
     this.resolve(done, at, pc, pm, pw);
-    if (msg.sender) this.resolve(msg.sender, at, pc, pm, pw);
+    if (msg.sender) this.resolve(msg.sender, at + msg.copy, pc, pm + msg.copy, pw);
   }
 
   private collective(rank: RankState, op: PemOp, time: number): Completion {

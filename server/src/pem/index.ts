@@ -6,8 +6,9 @@ import * as fs from 'node:fs';
 import { CommTable, isCommTablePreset, loadCommTable, modelCommTable, presetCommTable } from '../network/commTable';
 import { communicatorRanks, openOtf2Archive, Otf2Archive } from '../trace/otf2Archive';
 import { CriticalPath, PemEngine } from './engine';
-import { cpuTimeMetrics, Otf2RankStream } from './otf2Ops';
-import { OpKind } from './ops';
+import { computeTraceMismatch, describeComputeMatches, matchRankCompute, RankComputeMatch, withComputeFrom } from './computeSource';
+import { cpuTimeMetrics, Otf2RankStream, TraceOpsOptions } from './otf2Ops';
+import { OpKind, RankStream } from './ops';
 import { engineNetwork, mapPlacement, parseMapText, Placement, ScenarioError, spreadPlacement, tracedPlacement } from './scenario';
 
 /** One scenario; absent parts keep the traced configuration (same shape as the panel's WhatIfScenarioSpec). */
@@ -32,6 +33,11 @@ export interface PredictOptions {
    * recorder's own work), found in a first pass over the trace.
    */
   eventCostSeconds?: number | 'auto';
+  /**
+   * Another trace of the same ranks whose computations replace this trace's (computeSource.ts):
+   * the prediction then judges scheduling and communication only.
+   */
+  computeFrom?: string;
 }
 
 export interface ScenarioResult {
@@ -112,31 +118,34 @@ export async function predictScenarios(
   const specs = scenarios.length > 0 ? scenarios : [{}];
   const traced = options.tracedNetwork ?? DEFAULT_TRACED_NETWORK;
   const communicators = communicatorRanks(archive.defs);
-  const cpuMetrics = cpuTimeMetrics(archive);
   const traceProblems: string[] = archive.problems.map((p) => `${p.file} @${p.offset}: ${p.message}`);
-  const eventCosts = archive.ranks.map((rank) => {
-    if (options.eventCostSeconds !== 'auto') return options.eventCostSeconds ?? 0;
-    const stream = new Otf2RankStream(archive, rank, communicators, cpuMetrics, archive.defs.clock.globalOffset);
-    let smallest = Infinity;
-    let first = true;
-    for (let op = stream.next(); op; op = stream.next()) {
-      if (!first && op.kind !== OpKind.End) smallest = Math.min(smallest, op.compute);
-      first = false;
-    }
-    return Number.isFinite(smallest) ? smallest : 0;
-  });
+  const streamsOf = rankStreamFactory(archive, options.eventCostSeconds);
+  const computeArchive = options.computeFrom !== undefined ? openTrace(options.computeFrom) : undefined;
+  const computeStreamsOf = computeArchive ? rankStreamFactory(computeArchive, options.eventCostSeconds) : undefined;
+  let computeMatches: RankComputeMatch[] = [];
+  if (computeArchive && options.computeFrom !== undefined && computeStreamsOf) {
+    const mismatch = computeTraceMismatch(archive, computeArchive, options.computeFrom);
+    if (mismatch) throw new ScenarioError(mismatch);
+    const own = streamsOf();
+    const other = computeStreamsOf();
+    computeMatches = own.map((stream, i) => matchRankCompute(stream, other[i]));
+    for (const stream of [...own, ...other]) stream.close();
+    traceProblems.push(...describeComputeMatches(computeMatches, options.computeFrom));
+  }
   let measuredSeconds = NaN;
   const results: ScenarioResult[] = [];
   for (let s = 0; s < specs.length; s++) {
     const spec = specs[s];
     const placement = scenarioPlacement(spec, archive, options);
     const table = spec.network === undefined ? traced : resolveNetwork(spec.network);
-    const streams = archive.ranks.map((rank, i) => new Otf2RankStream(archive, rank, communicators, cpuMetrics, archive.defs.clock.globalOffset, { eventCostSeconds: eventCosts[i] }));
+    const streams = streamsOf();
+    const computeStreams = computeStreamsOf?.() ?? [];
+    const opStreams: RankStream[] = computeStreamsOf ? streams.map((stream, i) => withComputeFrom(stream, computeStreams[i], computeMatches[i])) : streams;
     try {
       // The first operation of every rank is read before the run, which fixes each rank's start.
-      const firstOps = streams.map((stream) => stream.next());
+      const firstOps = opStreams.map((stream) => stream.next());
       const origin = Math.min(...streams.map((st) => st.facts.firstSeconds).filter(Number.isFinite));
-      const primed = streams.map((stream, i) => {
+      const primed = opStreams.map((stream, i) => {
         let first: typeof firstOps[number] | undefined = firstOps[i];
         return {
           next: () => {
@@ -180,9 +189,40 @@ export async function predictScenarios(
         ...(result.problems.length > 0 ? { problems: result.problems } : {}),
       });
     } finally {
-      for (const stream of streams) stream.close();
+      for (const stream of [...streams, ...computeStreams]) stream.close();
     }
     progress?.((s + 1) / specs.length);
   }
   return { measuredSeconds, scenarios: results, traceProblems };
+}
+
+/** Operations per rank read by the first pass: a smallest value is found long before the end. */
+const FIRST_PASS_OPS = 20_000;
+
+/**
+ * Opens a fresh stream per rank of `archive`. A first pass over each rank's first operations
+ * finds the tracer's cost per call: the smallest computation between two calls (back-to-back
+ * calls: nothing but the recorder's work) and the smallest CPU time inside a call. By default
+ * the latter is charged to every blocking call, so the traced run is reproduced; with
+ * `eventCostSeconds` (a number, or 'auto' for the smallest computation) nothing is charged and
+ * that much is removed from every computation, which predicts the run without the tracer.
+ */
+function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOptions['eventCostSeconds']): () => Otf2RankStream[] {
+  const communicators = communicatorRanks(archive.defs);
+  const cpuMetrics = cpuTimeMetrics(archive);
+  const open = (options: readonly TraceOpsOptions[]) => archive.ranks.map((rank, i) => new Otf2RankStream(archive, rank, communicators, cpuMetrics, archive.defs.clock.globalOffset, options[i]));
+  const tracerCosts = open(archive.ranks.map(() => ({}))).map((stream) => {
+    let smallestGap = Infinity;
+    let count = 0;
+    for (let op = stream.next(); op && count < FIRST_PASS_OPS; op = stream.next(), count++) {
+      if (count > 0 && op.kind !== OpKind.End) smallestGap = Math.min(smallestGap, op.compute);
+    }
+    const inCall = stream.facts.smallestCallCpuSeconds;
+    stream.close();
+    return { gap: Number.isFinite(smallestGap) ? smallestGap : 0, inCall: Number.isFinite(inCall) ? inCall : 0 };
+  });
+  const options: TraceOpsOptions[] = tracerCosts.map(({ gap, inCall }) =>
+    eventCostSeconds === undefined ? { inCallCostSeconds: inCall } : { eventCostSeconds: eventCostSeconds === 'auto' ? gap : eventCostSeconds },
+  );
+  return () => open(options);
 }

@@ -38,6 +38,8 @@ export class PemOp {
   root = -1;
   sizeSent = 0;
   sizeReceived = 0;
+  /** Wait: reached by polling (MPI_Test in a loop); the rank keeps its CPU share while it waits. */
+  busy = false;
   constructor(public kind: OpKind) {}
 }
 

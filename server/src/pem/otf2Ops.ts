@@ -8,8 +8,14 @@
 // previous call and this call's Enter (the recorder's CPU_TIME metric, written right before
 // every Enter and Leave); without that metric (Score-P traces), the elapsed time. Calls that do
 // not block (Isend, Irecv, calls without MPI records) add their own duration to the computation.
-// Perturbation removed: recorded suspensions (BufferFlush, time..stopTime; the recorder
-// busy-waits, so they are CPU time as well) and a per-call tracing cost.
+// Perturbation: recorded suspensions (BufferFlush, time..stopTime; the recorder busy-waits, so
+// they are CPU time as well) are removed; a per-call tracing cost can be removed from the
+// computations, and the tracer's own work inside blocking calls (which delays the message and
+// what follows) can be charged as CPU, so that a replay reproduces the traced run.
+// Polling loops: when MPI_Test-family calls fail n > 0 times before one completes a request, the
+// computation between the polls is waiting, not work (its amount depends on when the message
+// came): the wait is busy (the rank keeps its CPU share), the computation up to the first poll
+// stays, and one poll interval (their mean) follows the completion, the iteration that sees it.
 // A posted Irecv needs its source before it can be matched, and OTF2 only says at the wait:
 // the stream reads ahead until then (the only operations held in memory).
 
@@ -21,6 +27,8 @@ import { OpKind, PemOp, RankStream } from './ops';
 export interface TraceOpsOptions {
   /** Tracing cost subtracted per MPI call, seconds. */
   eventCostSeconds?: number;
+  /** CPU seconds charged to every blocking call: the tracer's work inside it. */
+  inCallCostSeconds?: number;
   /** Bytes of each event file held in memory. */
   windowBytes?: number;
 }
@@ -30,6 +38,8 @@ export interface RankTraceFacts {
   firstSeconds: number;
   lastSeconds: number;
   suspendedSeconds: number;
+  /** Smallest positive CPU time inside one MPI call (NaN without the CPU_TIME metric). */
+  smallestCallCpuSeconds: number;
 }
 
 /** The CPU_TIME metric classes of the archive (metric class ids whose member is named CPU_TIME). */
@@ -43,7 +53,7 @@ export function cpuTimeMetrics(archive: Otf2Archive): Set<number> {
 
 /** A rank's operations, read from its event file as the engine asks for them. */
 export class Otf2RankStream implements RankStream {
-  readonly facts: RankTraceFacts = { firstSeconds: NaN, lastSeconds: NaN, suspendedSeconds: 0 };
+  readonly facts: RankTraceFacts = { firstSeconds: NaN, lastSeconds: NaN, suspendedSeconds: 0, smallestCallCpuSeconds: NaN };
   /** Skipped or unusable records, counted by reason. */
   readonly skipped = new Map<string, number>();
   private readonly reader: ev.Otf2EventReader;
@@ -66,6 +76,11 @@ export class Otf2RankStream implements RankStream {
   private syntheticRequest = -2;
   private readonly memberCache = new Map<number, readonly number[]>();
   private readonly mpiRegions: Set<number>;
+  private readonly pollRegions: Set<number>;
+  private regionId = -1;
+  /** Carry after the first failed poll since the last operation, and the failed polls counted. */
+  private firstPollCarry = 0;
+  private failedPolls = 0;
 
   constructor(
     private readonly archive: Otf2Archive,
@@ -78,6 +93,7 @@ export class Otf2RankStream implements RankStream {
     this.reader = openRankEvents(archive, rank, options.windowBytes);
     this.secondsPerTick = 1 / archive.defs.clock.ticksPerSecond;
     this.mpiRegions = new Set([...archive.defs.regions].filter(([, name]) => name.startsWith('MPI_')).map(([id]) => id));
+    this.pollRegions = new Set([...archive.defs.regions].filter(([, name]) => /^MPI_Test(any|some|all)?$/.test(name)).map(([id]) => id));
   }
 
   get fraction(): number {
@@ -118,6 +134,7 @@ export class Otf2RankStream implements RankStream {
   private emit(op: PemOp): void {
     op.compute = Math.max(0, this.carry - (this.options.eventCostSeconds ?? 0));
     this.carry = 0;
+    this.failedPolls = 0;
     this.ready.push(op);
   }
 
@@ -166,6 +183,7 @@ export class Otf2RankStream implements RankStream {
         this.carry += this.gapSeconds(time);
         this.suspended = 0;
         this.regionStartWall = time;
+        this.regionId = r.region;
         this.regionStartCpu = this.cpu;
         this.region = [];
         this.regionCompletions = [];
@@ -286,13 +304,23 @@ export class Otf2RankStream implements RankStream {
     if (this.regionCompletions.length > 0) {
       const wait = new PemOp(OpKind.Wait);
       wait.requests = this.regionCompletions;
-      this.emit(wait);
+      const polls = this.pollRegions.has(this.regionId) ? this.failedPolls : 0;
+      if (polls > 0) {
+        const interval = (this.carry - this.firstPollCarry) / polls;
+        wait.busy = true;
+        this.carry = this.firstPollCarry;
+        this.emit(wait);
+        this.carry = interval;
+      } else this.emit(wait);
     }
+    const cpuSeconds = !Number.isNaN(this.cpu) && !Number.isNaN(this.regionStartCpu) ? Math.max(0, (this.cpu - this.regionStartCpu) * 1e-9) : NaN;
+    // A call whose CPU clock did not advance says nothing about the tracer's cost.
+    if (cpuSeconds > 0 && !(cpuSeconds >= this.facts.smallestCallCpuSeconds)) this.facts.smallestCallCpuSeconds = cpuSeconds;
     // A call that did not wait on anyone costs its own duration, like computation.
     if (!this.regionBlocks) {
-      const cpuSeconds = !Number.isNaN(this.cpu) && !Number.isNaN(this.regionStartCpu) ? (this.cpu - this.regionStartCpu) * 1e-9 : NaN;
-      this.carry += Number.isNaN(cpuSeconds) ? (time - this.regionStartWall) * this.secondsPerTick : Math.max(0, cpuSeconds);
-    }
+      this.carry += Number.isNaN(cpuSeconds) ? (time - this.regionStartWall) * this.secondsPerTick : cpuSeconds;
+      if (ops.length === 0 && this.pollRegions.has(this.regionId) && this.failedPolls++ === 0) this.firstPollCarry = this.carry;
+    } else this.carry += this.options.inCallCostSeconds ?? 0;
     this.lastWall = time;
     this.lastCpu = this.cpu;
     this.region = [];

@@ -1,0 +1,36 @@
+// computeSource.ts: another trace's computations, one by one when the calls match, else scaled.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { describeComputeMatches, matchRankCompute, withComputeFrom } from '../../server/src/pem/computeSource';
+import { arrayStream, op, OpKind, PemOp } from '../../server/src/pem/ops';
+
+const ops = (...steps: [OpKind, number][]): PemOp[] => steps.map(([kind, compute]) => op(kind, { compute }));
+const drain = (stream: { next(): PemOp | undefined }): number[] => {
+  const out: number[] = [];
+  for (let o = stream.next(); o; o = stream.next()) out.push(o.compute);
+  return out;
+};
+
+test('same calls: each computation comes from the other trace', () => {
+  const own = () => ops([OpKind.Send, 1], [OpKind.Recv, 2], [OpKind.End, 3]);
+  const other = () => ops([OpKind.Send, 10], [OpKind.Recv, 20], [OpKind.End, 30]);
+  const match = matchRankCompute(arrayStream(own()), arrayStream(other()));
+  assert.deepEqual(match, { sameCalls: true, scale: 10 });
+  assert.deepEqual(drain(withComputeFrom(arrayStream(own()), arrayStream(other()), match)), [10, 20, 30]);
+  assert.deepEqual(describeComputeMatches([match], 'b.otf2'), []);
+});
+
+test('other calls (or another count): own computations scaled by the ratio of the totals, and named', () => {
+  const own = () => ops([OpKind.Send, 1], [OpKind.Recv, 3], [OpKind.End, 0]);
+  const other = () => ops([OpKind.Recv, 2], [OpKind.Send, 2], [OpKind.Send, 2], [OpKind.End, 2]);
+  const match = matchRankCompute(arrayStream(own()), arrayStream(other()));
+  assert.deepEqual(match, { sameCalls: false, scale: 2 });
+  assert.deepEqual(drain(withComputeFrom(arrayStream(own()), arrayStream(other()), match)), [2, 6, 0]);
+  assert.match(describeComputeMatches([{ sameCalls: true, scale: 1 }, match], 'b.otf2')[0], /^computation from b\.otf2: rank 1 made other calls there, so its own computations were scaled by 2\.000$/);
+});
+
+test('a rank that computed nothing keeps its computations', () => {
+  const match = matchRankCompute(arrayStream(ops([OpKind.End, 0])), arrayStream(ops([OpKind.Send, 1], [OpKind.End, 1])));
+  assert.deepEqual(match, { sameCalls: false, scale: 1 });
+});
