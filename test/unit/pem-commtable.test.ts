@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { COMM_TABLE_PRESETS, loadCommTable, modelCommTable, oneWaySeconds, parseCommTable, presetCommTable } from '../../server/src/network/commTable';
+import { COMM_TABLE_PRESETS, linkSecondsPerByte, loadCommTable, modelCommTable, oneWaySeconds, parseCommTable, presetCommTable } from '../../server/src/network/commTable';
 
 const MEASURED = path.join(__dirname, '../../../samples/mpi/comm-table.json');
 
@@ -45,4 +45,11 @@ test('bad tables are refused with the file and the JSON path of the problem', ()
   assert.throws(() => parseCommTable(table({ source: 'model' }), 'a.json'), /\$\.model: required/);
   assert.throws(() => parseCommTable(table({}), 'a.json'), /needs intraNode or interNode/);
   assert.throws(() => loadCommTable('/nonexistent.json'), /\/nonexistent\.json: cannot read the communication table \(ENOENT\)/);
+});
+
+test('the link holds a message for its size over the bandwidth: the model, or the slope of the largest sizes', () => {
+  assert.equal(linkSecondsPerByte(presetCommTable('gbe')), 8 / 1e9);
+  const measured = parseCommTable(table({ interNode: [{ bytes: 8, seconds: 1e-4 }, { bytes: 1000, seconds: 2e-4 }, { bytes: 3000, seconds: 4e-4 }] }), 'm.json');
+  assert.ok(Math.abs(linkSecondsPerByte(measured) - 1e-7) < 1e-15);
+  assert.equal(linkSecondsPerByte(parseCommTable(table({ interNode: [{ bytes: 8, seconds: 1e-4 }] }), 'one.json')), 0);
 });

@@ -220,3 +220,20 @@ test('a wait reached by polling keeps its CPU share until the message comes', ()
   const apart = run([sender, poller(true)], [0, 1], [1, 1], INSTANT);
   close(apart.result.finishSeconds[1], 2, 'on a core of its own polling costs nobody anything');
 });
+
+test('messages leaving a node take turns on its link', () => {
+  const net: EngineNetwork = { ...wire(1, 1000), linkSecondsPerByte: 1 / 1000 };
+  const send = (peer: number) => [op(OpKind.Send, { peer, bytes: 1000 }), op(OpKind.End)];
+  const recv = (peer: number) => [op(OpKind.Recv, { peer, bytes: 1000 }), op(OpKind.End)];
+  // Ranks 0 and 1 on node 0 send 1000 bytes each at time 0 to ranks 2 and 3 on node 1.
+  const both = run([send(2), send(3), recv(0), recv(1)], [0, 0, 1, 1], [2, 2], net);
+  const arrivals = [both.result.finishSeconds[2], both.result.finishSeconds[3]].sort((a, b) => a - b);
+  close(arrivals[0], 2, 'first message: latency 1 + 1 on the wire');
+  close(arrivals[1], 3, 'second message waits for the first to leave');
+  const opposite = run([send(2), recv(3), recv(0), send(1)], [0, 0, 1, 1], [2, 2], net);
+  close(opposite.result.finishSeconds[2], 2, 'the other direction has a link of its own');
+  close(opposite.result.finishSeconds[1], 2, 'the other direction has a link of its own');
+  const shm = run([send(1), recv(0), send(3), recv(2)], [0, 0, 0, 0], [4], net);
+  close(shm.result.finishSeconds[1], 0, 'inside a node nothing queues (free in this network)');
+  close(shm.result.finishSeconds[3], 0, 'inside a node nothing queues (free in this network)');
+});

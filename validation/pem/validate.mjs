@@ -37,9 +37,9 @@ const { Otf2RankStream, cpuTimeMetrics } = require(path.join(root, 'out/server/s
 const PROGRAMS = {
   master_worker: ['300'],
   halo: ['400000', '60'],
-  pipeline: ['60', '65536'],
+  pipeline: ['200', '65536'],
   alltoall_sort: ['400000', '3'],
-  latency: ['3000'],
+  latency: ['10000'],
 };
 
 function option(name, fallback) {
@@ -55,41 +55,26 @@ process.env.CAUSAL_LENS_MPI_BUILD = build;
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-pem-validation-'));
 
-/**
- * Ping-pong between two ranks pinned like ranks of `nodes` emulated nodes (1: both on core 0);
- * `traced`: under the recorder, whose work inside every MPI call is part of each message a
- * traced program sends.
- */
-async function pingPong(nodes, traced) {
-  const program = path.join(here, 'pin-rank.sh');
-  const args = [String(nodes), path.join(build, 'causal-lens-pingpong'), '0.02'];
-  const what = `${traced ? 'traced ' : ''}ping-pong on ${nodes} emulated node(s)`;
-  const result = traced
-    ? await recordTrace({ np: 2, outDir: path.join(work, `pingpong-${nodes}`), program, args })
-    : await runMpi(mpirunArgv({ np: 2, program, args }), () => undefined);
-  if ((traced ? result.exitCode : result.code) !== 0) throw new Error(`${what} failed`);
-  return parsePingPong(result.stdout, what);
+/** Ping-pong between two ranks pinned like ranks of `nodes` emulated nodes (1: both on core 0). */
+async function pingPong(nodes) {
+  const argv = mpirunArgv({ np: 2, program: path.join(here, 'pin-rank.sh'), args: [String(nodes), path.join(build, 'causal-lens-pingpong'), '0.02'] });
+  const result = await runMpi(argv, () => undefined);
+  if (result.code !== 0) throw new Error(`ping-pong on ${nodes} emulated node(s) failed`);
+  return parsePingPong(result.stdout, `ping-pong on ${nodes} emulated node(s)`);
 }
 
-/**
- * The network of the emulated nodes: inside a node both ranks share one core (a message costs a
- * switch between them), between nodes they are on two cores. Open MPI's vader eager limit.
- */
-async function emulatedNodesTable(traced) {
-  return {
-    schema: COMM_TABLE_SCHEMA,
-    name: `emulated nodes on this machine (pinned ping-pong${traced ? ', traced' : ''})`,
-    source: 'measured',
-    createdAt: new Date().toISOString(),
-    eagerLimitBytes: 4096,
-    intraNode: await pingPong(1, traced),
-    interNode: await pingPong(2, traced),
-  };
-}
-const traced = process.env.TRACED_TABLE ? await emulatedNodesTable(true) : await emulatedNodesTable(false);
-const untracedTable = await emulatedNodesTable(false);
-const oneWay = (table) => `same core ${(table.intraNode.find((p) => p.bytes === 8).seconds * 1e6).toFixed(2)} µs, two cores ${(table.interNode.find((p) => p.bytes === 8).seconds * 1e6).toFixed(2)} µs`;
-process.stderr.write(`one-way 8 B traced: ${oneWay(traced)}; untraced: ${oneWay(untracedTable)}\n`);
+// The network of the emulated nodes: inside a node both ranks share one core (a message costs
+// a switch between them), between nodes they are on two cores. Open MPI's vader eager limit.
+const traced = {
+  schema: COMM_TABLE_SCHEMA,
+  name: 'emulated nodes on this machine (pinned ping-pong)',
+  source: 'measured',
+  createdAt: new Date().toISOString(),
+  eagerLimitBytes: 4096,
+  intraNode: await pingPong(1),
+  interNode: await pingPong(2),
+};
+process.stderr.write(`one-way 8 B: same core ${(traced.intraNode.find((p) => p.bytes === 8).seconds * 1e6).toFixed(2)} µs, two cores ${(traced.interNode.find((p) => p.bytes === 8).seconds * 1e6).toFixed(2)} µs\n`);
 
 /** Total compute CPU seconds of a trace (every rank's computation between MPI calls). */
 function computeSeconds(archivePath) {
@@ -145,7 +130,7 @@ for (const program of programs) {
     const targets = configs.filter((c) => Number(c.split('/')[0]) === source.np);
     const scenarios = targets.map((c) => ({ nodes: Number(c.split('/')[1]) }));
     const prediction = await predictScenarios(source.archive, scenarios, { tracedNetwork: traced, coresPerNode: 1 });
-    const untracedPrediction = await predictScenarios(source.archive, scenarios, { tracedNetwork: untracedTable, coresPerNode: 1, eventCostSeconds: 'auto' });
+    const untracedPrediction = await predictScenarios(source.archive, scenarios, { tracedNetwork: traced, coresPerNode: 1, eventCostSeconds: 'auto' });
     const targetRatios = [];
     for (const to of targets) {
       const ratios = [];

@@ -93,6 +93,18 @@ export function presetCommTable(name: CommTablePreset): CommTable {
 }
 
 /**
+ * Seconds per byte a message occupies the link between nodes: the inverse of the bandwidth (the
+ * model's, or the slope between the two largest measured sizes); 0 when unknown.
+ */
+export function linkSecondsPerByte(table: CommTable): number {
+  const points = table.interNode;
+  if (!points || points.length < 2) return table.model ? 1 / table.model.bandwidthBytesPerSecond : 0;
+  const a = points[points.length - 2];
+  const b = points[points.length - 1];
+  return Math.max(0, (b.seconds - a.seconds) / (b.bytes - a.bytes));
+}
+
+/**
  * One-way time of a `bytes` message: piecewise linear between measured sizes, linear
  * extrapolation past the last two (flat below the first), from the intra- or inter-node list,
  * falling back to the other when one is absent.

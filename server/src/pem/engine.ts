@@ -25,6 +25,9 @@
 //   size-dependent part of the one-way time, T(b) − T(0), is CPU work the receiver does when
 //   the message has arrived (sharing its node's cores like computation); only T(0) is delay.
 //   Between nodes the whole one-way time is the network's (DMA, no CPU).
+// - messages leaving a node queue for its link (one FIFO per node and direction out, as a NIC,
+//   or the netns kit's emulated link): a message occupies it for bytes × linkSecondsPerByte
+//   from when it starts to leave, and is delayed by the messages ahead of it.
 // - a wait reached by polling (MPI_Test in a loop, otf2Ops.ts) is busy: the rank keeps its
 //   share of the node's cores until the wait completes.
 //
@@ -45,6 +48,8 @@ import { OpKind, PemOp, RankStream } from './ops';
 export interface EngineNetwork {
   oneWay(bytes: number, sameNode: boolean): number;
   eagerLimitBytes: number;
+  /** Seconds per byte a message holds its node's outgoing link; 0 or absent: no contention. */
+  linkSecondsPerByte?: number;
 }
 
 export interface EngineInput {
@@ -129,6 +134,8 @@ interface Message {
   oneWay: number;
   zeroWay: number;
   copy: number;
+  /** The sender's node when the message crosses nodes, else −1. */
+  node: number;
   pc: number;
   pm: number;
   pw: number;
@@ -334,6 +341,8 @@ export class PemEngine {
   private readonly worldRanks: number[];
   private operations = 0;
   private started = false;
+  /** When each node's outgoing link is free again. */
+  private readonly linkFree: Float64Array;
 
   constructor(private readonly input: EngineInput) {
     const n = input.streams.length;
@@ -341,6 +350,16 @@ export class PemEngine {
     this.ranks = input.streams.map((stream, rank) => new RankState(rank, input.nodeOf[rank], stream));
     this.costs = new CollectiveCosts(input.nodeOf, (bytes, same) => input.network.oneWay(bytes, same));
     this.worldRanks = Array.from({ length: n }, (_, i) => i);
+    this.linkFree = new Float64Array(input.coresPerNode.length);
+  }
+
+  /** Queueing delay of a message of `bytes` that starts to leave `node` at `departure` (and takes its turn). */
+  private linkQueue(node: number, departure: number, bytes: number): number {
+    const perByte = this.input.network.linkSecondsPerByte ?? 0;
+    if (perByte <= 0) return 0;
+    const start = Math.max(departure, this.linkFree[node]);
+    this.linkFree[node] = start + bytes * perByte;
+    return start - departure;
   }
 
   /** Simulates up to `budget` operations; returns true when the run is over. */
@@ -634,14 +653,19 @@ export class PemEngine {
     const recv = channel.recvs.length > 0 ? channel.recvs.shift()! : undefined;
     if (recv) this.dropIfEmpty(rank.rank, dst, op.comm, op.tag, channel);
     if (eager) this.resolve(done, time, rank.pc, rank.pm, rank.pw);
+    const srcNode = this.input.nodeOf[rank.rank];
     if (recv) {
       // The receive was posted no later than now, so the data's arrival decides.
-      const comm = eager ? oneWay : 2 * zeroWay + oneWay;
+      const dataLeaves = eager ? time : time + 2 * zeroWay;
+      const queued = same ? 0 : this.linkQueue(srcNode, dataLeaves, op.bytes);
+      const comm = (eager ? oneWay : 2 * zeroWay + oneWay) + queued;
       recv.done.work = copy;
       this.resolve(recv.done, time + comm, rank.pc, rank.pm + comm, rank.pw);
       if (!eager) this.resolve(done, time + comm + copy, rank.pc, rank.pm + comm + copy, rank.pw);
     } else {
-      channel.sends.push({ time, bytes: op.bytes, eager, oneWay, zeroWay, copy, pc: rank.pc, pm: rank.pm, pw: rank.pw, sender: eager ? null : done });
+      // Eager data leaves now; rendezvous data when the receive is there (postRecv).
+      const queued = same || !eager ? 0 : this.linkQueue(srcNode, time, op.bytes);
+      channel.sends.push({ time, bytes: op.bytes, eager, oneWay: oneWay + queued, zeroWay, copy, node: same ? -1 : srcNode, pc: rank.pc, pm: rank.pm, pw: rank.pw, sender: eager ? null : done });
     }
     return done;
   }
@@ -668,8 +692,10 @@ export class PemEngine {
     }
     // Rendezvous: the request-to-send arrives at msg.time + L₀; the reply and the data follow.
     const senderFirst = msg.time + msg.zeroWay >= time;
-    const comm = senderFirst ? 2 * msg.zeroWay + msg.oneWay : msg.zeroWay + msg.oneWay;
-    const at = (senderFirst ? msg.time + msg.zeroWay : time) + msg.zeroWay + msg.oneWay;
+    const dataLeaves = (senderFirst ? msg.time + msg.zeroWay : time) + msg.zeroWay;
+    const queued = msg.node < 0 ? 0 : this.linkQueue(msg.node, dataLeaves, msg.bytes);
+    const comm = (senderFirst ? 2 * msg.zeroWay + msg.oneWay : msg.zeroWay + msg.oneWay) + queued;
+    const at = dataLeaves + msg.oneWay + queued;
     const pc = senderFirst ? msg.pc : rank.pc;
     const pm = (senderFirst ? msg.pm : rank.pm) + comm;
     const pw = senderFirst ? msg.pw : rank.pw;

@@ -5,10 +5,11 @@
 import * as fs from 'node:fs';
 import { CommTable, isCommTablePreset, loadCommTable, modelCommTable, presetCommTable } from '../network/commTable';
 import { communicatorRanks, openOtf2Archive, Otf2Archive } from '../trace/otf2Archive';
+import { CollectiveCosts } from './collectives';
 import { CriticalPath, PemEngine } from './engine';
 import { computeTraceMismatch, describeComputeMatches, matchRankCompute, RankComputeMatch, withComputeFrom } from './computeSource';
 import { cpuTimeMetrics, Otf2RankStream, TraceOpsOptions } from './otf2Ops';
-import { OpKind, RankStream } from './ops';
+import { OpKind, PemOp, RankStream } from './ops';
 import { engineNetwork, mapPlacement, parseMapText, Placement, ScenarioError, spreadPlacement, tracedPlacement } from './scenario';
 
 /** One scenario; absent parts keep the traced configuration (same shape as the panel's WhatIfScenarioSpec). */
@@ -119,9 +120,9 @@ export async function predictScenarios(
   const traced = options.tracedNetwork ?? DEFAULT_TRACED_NETWORK;
   const communicators = communicatorRanks(archive.defs);
   const traceProblems: string[] = archive.problems.map((p) => `${p.file} @${p.offset}: ${p.message}`);
-  const streamsOf = rankStreamFactory(archive, options.eventCostSeconds);
+  const streamsOf = rankStreamFactory(archive, options.eventCostSeconds, traced);
   const computeArchive = options.computeFrom !== undefined ? openTrace(options.computeFrom) : undefined;
-  const computeStreamsOf = computeArchive ? rankStreamFactory(computeArchive, options.eventCostSeconds) : undefined;
+  const computeStreamsOf = computeArchive ? rankStreamFactory(computeArchive, options.eventCostSeconds, traced) : undefined;
   let computeMatches: RankComputeMatch[] = [];
   if (computeArchive && options.computeFrom !== undefined && computeStreamsOf) {
     const mismatch = computeTraceMismatch(archive, computeArchive, options.computeFrom);
@@ -201,28 +202,39 @@ const FIRST_PASS_OPS = 20_000;
 
 /**
  * Opens a fresh stream per rank of `archive`. A first pass over each rank's first operations
- * finds the tracer's cost per call: the smallest computation between two calls (back-to-back
- * calls: nothing but the recorder's work) and the smallest CPU time inside a call. By default
- * the latter is charged to every blocking call, so the traced run is reproduced; with
- * `eventCostSeconds` (a number, or 'auto' for the smallest computation) nothing is charged and
- * that much is removed from every computation, which predicts the run without the tracer.
+ * finds the costs inside its calls: the smallest computation between two calls (back-to-back
+ * calls: nothing but the tracer's work) and, over all ranks, the smallest CPU time of each kind
+ * of call less the communication it cannot avoid on the traced network (its own work when it
+ * waits for nothing; the smallest of all kinds is the tracer's). By default each blocking call
+ * is charged its kind's work, so the traced run is reproduced; with `eventCostSeconds` (a
+ * number, or 'auto' for the smallest computation) that much is removed from every computation
+ * and blocking calls are charged their work less the tracer's, which predicts the run without
+ * the tracer.
  */
-function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOptions['eventCostSeconds']): () => Otf2RankStream[] {
+function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOptions['eventCostSeconds'], tracedNetwork: CommTable): () => Otf2RankStream[] {
   const communicators = communicatorRanks(archive.defs);
   const cpuMetrics = cpuTimeMetrics(archive);
   const open = (options: readonly TraceOpsOptions[]) => archive.ranks.map((rank, i) => new Otf2RankStream(archive, rank, communicators, cpuMetrics, archive.defs.clock.globalOffset, options[i]));
-  const tracerCosts = open(archive.ranks.map(() => ({}))).map((stream) => {
+  const placement = tracedPlacement(archive.ranks);
+  const network = engineNetwork(tracedNetwork, tracedNetwork);
+  const rounds = new CollectiveCosts(placement.nodeOf, (bytes, same) => network.oneWay(bytes, same));
+  const unavoidableSeconds = (op: PemOp) => {
+    const members = op.kind === OpKind.Collective ? communicators.get(op.comm) : undefined;
+    return members ? rounds.cost(op.comm, members, op.collective, Math.max(op.sizeSent, op.sizeReceived)) : 0;
+  };
+  const inCall = new Map<number, number>();
+  const smallestGaps = open(archive.ranks.map(() => ({ unavoidableSeconds }))).map((stream) => {
     let smallestGap = Infinity;
     let count = 0;
     for (let op = stream.next(); op && count < FIRST_PASS_OPS; op = stream.next(), count++) {
       if (count > 0 && op.kind !== OpKind.End) smallestGap = Math.min(smallestGap, op.compute);
     }
-    const inCall = stream.facts.smallestCallCpuSeconds;
     stream.close();
-    return { gap: Number.isFinite(smallestGap) ? smallestGap : 0, inCall: Number.isFinite(inCall) ? inCall : 0 };
+    for (const [region, seconds] of stream.facts.smallestCallCpu) inCall.set(region, Math.min(seconds, inCall.get(region) ?? Infinity));
+    return Number.isFinite(smallestGap) ? smallestGap : 0;
   });
-  const options: TraceOpsOptions[] = tracerCosts.map(({ gap, inCall }) =>
-    eventCostSeconds === undefined ? { inCallCostSeconds: inCall } : { eventCostSeconds: eventCostSeconds === 'auto' ? gap : eventCostSeconds },
-  );
-  return () => open(options);
+  if (eventCostSeconds === undefined) return () => open(archive.ranks.map(() => ({ inCallCost: inCall })));
+  const tracer = Math.min(...[...inCall.values()].filter((seconds) => seconds > 0));
+  const work = new Map([...inCall].map(([region, seconds]) => [region, Math.max(0, seconds - tracer)]));
+  return () => open(smallestGaps.map((gap) => ({ inCallCost: work, eventCostSeconds: eventCostSeconds === 'auto' ? gap : eventCostSeconds })));
 }

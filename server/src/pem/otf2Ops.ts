@@ -11,7 +11,8 @@
 // Perturbation: recorded suspensions (BufferFlush, time..stopTime; the recorder busy-waits, so
 // they are CPU time as well) are removed; a per-call tracing cost can be removed from the
 // computations, and the tracer's own work inside blocking calls (which delays the message and
-// what follows) can be charged as CPU, so that a replay reproduces the traced run.
+// what follows) can be charged as CPU, so that a replay reproduces the traced run: a blocking
+// call's smallest CPU time of its kind is the work it does when nothing is to wait for.
 // Polling loops: when MPI_Test-family calls fail n > 0 times before one completes a request, the
 // computation between the polls is waiting, not work (its amount depends on when the message
 // came): the wait is busy (the rank keeps its CPU share), the computation up to the first poll
@@ -27,8 +28,13 @@ import { OpKind, PemOp, RankStream } from './ops';
 export interface TraceOpsOptions {
   /** Tracing cost subtracted per MPI call, seconds. */
   eventCostSeconds?: number;
-  /** CPU seconds charged to every blocking call: the tracer's work inside it. */
-  inCallCostSeconds?: number;
+  /**
+   * CPU seconds charged to a blocking call, by region: the work the call does even when it
+   * waits for nothing (the MPI library's, e.g. TCP system calls, and the tracer's).
+   */
+  inCallCost?: ReadonlyMap<number, number>;
+  /** Communication a call's operation cannot take less than (a collective's rounds); not work. */
+  unavoidableSeconds?: (op: PemOp) => number;
   /** Bytes of each event file held in memory. */
   windowBytes?: number;
 }
@@ -38,8 +44,12 @@ export interface RankTraceFacts {
   firstSeconds: number;
   lastSeconds: number;
   suspendedSeconds: number;
-  /** Smallest positive CPU time inside one MPI call (NaN without the CPU_TIME metric). */
-  smallestCallCpuSeconds: number;
+  /**
+   * Smallest CPU time inside one call less its unavoidable communication, by region, over calls
+   * with a positive CPU time (empty without the CPU_TIME metric): a waiting rank alone on its
+   * core spins, so a collective's CPU includes its rounds.
+   */
+  smallestCallCpu: Map<number, number>;
 }
 
 /** The CPU_TIME metric classes of the archive (metric class ids whose member is named CPU_TIME). */
@@ -53,7 +63,7 @@ export function cpuTimeMetrics(archive: Otf2Archive): Set<number> {
 
 /** A rank's operations, read from its event file as the engine asks for them. */
 export class Otf2RankStream implements RankStream {
-  readonly facts: RankTraceFacts = { firstSeconds: NaN, lastSeconds: NaN, suspendedSeconds: 0, smallestCallCpuSeconds: NaN };
+  readonly facts: RankTraceFacts = { firstSeconds: NaN, lastSeconds: NaN, suspendedSeconds: 0, smallestCallCpu: new Map() };
   /** Skipped or unusable records, counted by reason. */
   readonly skipped = new Map<string, number>();
   private readonly reader: ev.Otf2EventReader;
@@ -315,12 +325,17 @@ export class Otf2RankStream implements RankStream {
     }
     const cpuSeconds = !Number.isNaN(this.cpu) && !Number.isNaN(this.regionStartCpu) ? Math.max(0, (this.cpu - this.regionStartCpu) * 1e-9) : NaN;
     // A call whose CPU clock did not advance says nothing about the tracer's cost.
-    if (cpuSeconds > 0 && !(cpuSeconds >= this.facts.smallestCallCpuSeconds)) this.facts.smallestCallCpuSeconds = cpuSeconds;
+    if (cpuSeconds > 0) {
+      let work = cpuSeconds;
+      if (this.options.unavoidableSeconds) for (const op of ops) work -= this.options.unavoidableSeconds(op);
+      work = Math.max(0, work);
+      if (!(work >= (this.facts.smallestCallCpu.get(this.regionId) ?? Infinity))) this.facts.smallestCallCpu.set(this.regionId, work);
+    }
     // A call that did not wait on anyone costs its own duration, like computation.
     if (!this.regionBlocks) {
       this.carry += Number.isNaN(cpuSeconds) ? (time - this.regionStartWall) * this.secondsPerTick : cpuSeconds;
       if (ops.length === 0 && this.pollRegions.has(this.regionId) && this.failedPolls++ === 0) this.firstPollCarry = this.carry;
-    } else this.carry += this.options.inCallCostSeconds ?? 0;
+    } else this.carry += this.options.inCallCost?.get(this.regionId) ?? 0;
     this.lastWall = time;
     this.lastCpu = this.cpu;
     this.region = [];

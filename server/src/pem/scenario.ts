@@ -5,7 +5,7 @@
 // of cores a block of ranks was pinned to. Without a CPU set, each rank is taken to have had a
 // core of its own.
 
-import { CommTable, oneWaySeconds } from '../network/commTable';
+import { CommTable, linkSecondsPerByte, oneWaySeconds } from '../network/commTable';
 import { RankLocation } from '../trace/otf2Archive';
 import { EngineNetwork } from './engine';
 
@@ -95,6 +95,7 @@ export function engineNetwork(table: CommTable, traced: CommTable): EngineNetwor
   const intra = table.intraNode?.length ? table : traced;
   return {
     eagerLimitBytes: table.eagerLimitBytes,
+    linkSecondsPerByte: linkSecondsPerByte(table),
     oneWay: (bytes, sameNode) => (sameNode ? oneWaySeconds(intra, bytes, true) : oneWaySeconds(table, bytes, false)),
   };
 }
