@@ -42,6 +42,9 @@ test('calibrate measures every size from 0 B to 16 MiB and writes a table the ta
   // 16 MiB through shared memory cannot be as fast as an empty message.
   assert.ok(oneWaySeconds(table, 16 << 20, true) > 10 * oneWaySeconds(table, 0, true));
   assert.equal(table.interNode, undefined, 'one node here: no inter-node list');
+  // Default --shared-core 2,4,8: with more ranks on the core a message waits longer for its receiver.
+  assert.deepEqual(table.sharedCore!.map((p) => p.ranksPerCore), [2, 4, 8]);
+  assert.ok(table.sharedCore![2].seconds > table.sharedCore![0].seconds, `8 ranks on a core (${table.sharedCore![2].seconds} s) should wait longer than 2 (${table.sharedCore![0].seconds} s)`);
 });
 
 test('the committed table for this machine is valid', () => {
@@ -58,6 +61,8 @@ test('calibrate --preset writes a model table without running anything', async (
   await assert.rejects(runCalibrate(['--preset', 'carrier-pigeon'], quiet, quiet), /unknown --preset "carrier-pigeon"; known: ethernet-10m/);
   await assert.rejects(runCalibrate(['--np', '1'], quiet, quiet), UsageError);
   await assert.rejects(runCalibrate(['--seconds-per-size', 'soon'], quiet, quiet), UsageError);
+  await assert.rejects(runCalibrate(['--shared-core', '4,2'], quiet, quiet), /--shared-core needs increasing whole numbers ≥ 2/);
+  await assert.rejects(runCalibrate(['--shared-core', '1'], quiet, quiet), UsageError);
 });
 
 test('parsePingPong names the line of a bad size line', () => {

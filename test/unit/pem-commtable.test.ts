@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { COMM_TABLE_PRESETS, linkSecondsPerByte, loadCommTable, modelCommTable, oneWaySeconds, parseCommTable, presetCommTable } from '../../server/src/network/commTable';
+import { COMM_TABLE_PRESETS, linkSecondsPerByte, loadCommTable, modelCommTable, oneWaySeconds, parseCommTable, presetCommTable, receiverTurnSeconds } from '../../server/src/network/commTable';
 
 const MEASURED = path.join(__dirname, '../../../samples/mpi/comm-table.json');
 
@@ -52,4 +52,18 @@ test('the link holds a message for its size over the bandwidth: the model, or th
   const measured = parseCommTable(table({ interNode: [{ bytes: 8, seconds: 1e-4 }, { bytes: 1000, seconds: 2e-4 }, { bytes: 3000, seconds: 4e-4 }] }), 'm.json');
   assert.ok(Math.abs(linkSecondsPerByte(measured) - 1e-7) < 1e-15);
   assert.equal(linkSecondsPerByte(parseCommTable(table({ interNode: [{ bytes: 8, seconds: 1e-4 }] }), 'one.json')), 0);
+});
+
+test("a receiver's turn on a shared core: measured points less the 2-rank one, linear between and past them", () => {
+  const t = parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], sharedCore: [{ ranksPerCore: 2, seconds: 1e-6 }, { ranksPerCore: 4, seconds: 2e-6 }, { ranksPerCore: 8, seconds: 6e-6 }] }), 's.json');
+  const close = (a: number, b: number) => assert.ok(Math.abs(a - b) < 1e-15, `${a} ≠ ${b}`);
+  close(receiverTurnSeconds(t, 1), 0);
+  close(receiverTurnSeconds(t, 2), 0);
+  close(receiverTurnSeconds(t, 3), 0.5e-6);
+  close(receiverTurnSeconds(t, 4), 1e-6);
+  close(receiverTurnSeconds(t, 6), 3e-6);
+  close(receiverTurnSeconds(t, 10), 7e-6);
+  assert.equal(receiverTurnSeconds(presetCommTable('gbe'), 8), 0, 'no measurement, no turn');
+  assert.throws(() => parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], sharedCore: [{ ranksPerCore: 4, seconds: 1e-6 }, { ranksPerCore: 4, seconds: 2e-6 }] }), 'bad.json'), /bad\.json: \$\.sharedCore\[1\]\.ranksPerCore: must increase \(4 after 4\)/);
+  assert.throws(() => parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], sharedCore: [{ ranksPerCore: 2, seconds: 'fast' }] }), 'bad.json'), /bad\.json: \$\.sharedCore\[0\]\.seconds: expected a finite number/);
 });

@@ -237,3 +237,15 @@ test('messages leaving a node take turns on its link', () => {
   close(shm.result.finishSeconds[1], 0, 'inside a node nothing queues (free in this network)');
   close(shm.result.finishSeconds[3], 0, 'inside a node nothing queues (free in this network)');
 });
+
+test("a message waits for its receiver's turn when ranks share the receiver's core", () => {
+  const net: EngineNetwork = { ...wire(1, 1000), receiverTurn: (ranksPerCore) => (ranksPerCore > 2 ? ranksPerCore - 2 : 0) };
+  const pair = [[op(OpKind.Send, { peer: 1 }), op(OpKind.End)], [op(OpKind.Recv, { peer: 0 }), op(OpKind.End)]];
+  const idle = [op(OpKind.End)];
+  const alone = run([...pair, idle, idle], [0, 1, 2, 3], [1, 1, 1, 1], net);
+  close(alone.result.finishSeconds[1], 1, 'a rank alone on its core: the latency only');
+  const crowded = run([...pair, idle, idle], [0, 1, 1, 1], [1, 2], net);
+  close(crowded.result.finishSeconds[1], 1, '3 ranks on 2 cores: 2 per core, as calibrated');
+  const packed = run([...pair, idle, idle], [0, 1, 1, 1], [1, 1], net);
+  close(packed.result.finishSeconds[1], 2, '3 ranks on one core: one more turn');
+});

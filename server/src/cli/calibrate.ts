@@ -1,21 +1,33 @@
-// `causal-lens calibrate [--np 2] [--out FILE] [--seconds-per-size S] [--preset NAME]`: writes the
-// communication-time table for this machine (intra-node ping-pong), or with --preset one of the
-// model tables for a network one does not have.
+// `causal-lens calibrate [--np 2] [--out FILE] [--seconds-per-size S] [--shared-core K,K...|none]
+// [--preset NAME]`: writes the communication-time table for this machine (intra-node ping-pong,
+// and the 0-byte one-way time with K ranks sharing one core), or with --preset one of the model
+// tables for a network one does not have.
 
 import * as fs from 'node:fs';
 import { COMM_TABLE_PRESETS, CommTable, isCommTablePreset, presetCommTable } from '../network/commTable';
-import { measureIntraNode } from '../mpi/calibration';
+import { measureIntraNode, measureSharedCore } from '../mpi/calibration';
 import { UsageError, parseFlags } from './flags';
 
 const DEFAULT_SECONDS_PER_SIZE = 0.05;
+const DEFAULT_SHARED_CORE = '2,4,8';
+
+function sharedCoreRanks(text: string): number[] {
+  if (text === 'none') return [];
+  const ranks = text.split(',').map(Number);
+  if (!ranks.every((k) => Number.isInteger(k) && k >= 2) || ranks.some((k, i) => i > 0 && k <= ranks[i - 1])) {
+    throw new UsageError(`--shared-core needs increasing whole numbers ≥ 2 (ranks per core), or none; got "${text}"`);
+  }
+  return ranks;
+}
 
 export async function runCalibrate(args: string[], out: (t: string) => void, err: (t: string) => void): Promise<number> {
-  const { flags, positional } = parseFlags(args, { np: 'integer', out: 'string', 'seconds-per-size': 'string', preset: 'string' });
+  const { flags, positional } = parseFlags(args, { np: 'integer', out: 'string', 'seconds-per-size': 'string', preset: 'string', 'shared-core': 'string' });
   if (positional.length) throw new UsageError(`calibrate takes no arguments, got "${positional[0]}"`);
   const np = (flags.np as number | undefined) ?? 2;
   if (np < 2) throw new UsageError('--np needs at least 2 ranks (the ping-pong runs between ranks 0 and 1)');
   const seconds = Number(flags['seconds-per-size'] ?? DEFAULT_SECONDS_PER_SIZE);
   if (!(seconds > 0)) throw new UsageError(`--seconds-per-size needs a positive number, got "${flags['seconds-per-size']}"`);
+  const shared = sharedCoreRanks((flags['shared-core'] as string | undefined) ?? DEFAULT_SHARED_CORE);
   let table: CommTable;
   const preset = flags.preset as string | undefined;
   if (preset !== undefined) {
@@ -26,6 +38,10 @@ export async function runCalibrate(args: string[], out: (t: string) => void, err
   } else {
     err(`causal-lens calibrate: ping-pong between 2 of ${np} ranks on this node, 0 B to 16 MiB\n`);
     table = await measureIntraNode({ np, targetSeconds: seconds, onOutput: err });
+    if (shared.length) {
+      err(`causal-lens calibrate: 0-byte ping-pong with ${shared.join(', ')} ranks sharing core 0\n`);
+      table.sharedCore = await measureSharedCore(shared, seconds, 0, err);
+    }
   }
   const text = `${JSON.stringify(table, null, 2)}\n`;
   const file = flags.out as string | undefined;

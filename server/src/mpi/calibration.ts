@@ -4,7 +4,7 @@
 import { execFile } from 'node:child_process';
 import * as os from 'node:os';
 import { promisify } from 'node:util';
-import { COMM_TABLE_SCHEMA, CommPoint, CommTable } from '../network/commTable';
+import { COMM_TABLE_SCHEMA, CommPoint, CommTable, SharedCorePoint } from '../network/commTable';
 import { PINGPONG, builtFile } from './artifacts';
 import { mpirunArgv, runMpi } from './launch';
 
@@ -69,4 +69,19 @@ export async function measureIntraNode(options: CalibrationOptions): Promise<Com
     eagerLimitBytes: facts.eagerLimit,
     intraNode: points,
   };
+}
+
+/**
+ * The 0-byte one-way time with k ranks on one core, for each k of `ranksPerCore` (each ≥ 2): the
+ * ping-pong with k ranks all pinned to `core` by taskset, its other ranks waiting in a barrier.
+ */
+export async function measureSharedCore(ranksPerCore: readonly number[], targetSeconds: number, core = 0, onOutput?: (text: string) => void): Promise<SharedCorePoint[]> {
+  const points: SharedCorePoint[] = [];
+  for (const k of ranksPerCore) {
+    const argv = mpirunArgv({ np: k, program: 'taskset', args: ['-c', String(core), builtFile(PINGPONG), String(targetSeconds), '0'] });
+    const result = await runMpi(argv, onOutput ?? (() => undefined));
+    if (result.code !== 0) throw new PingPongError(`the ping-pong with ${k} ranks on core ${core} failed (mpirun status ${result.code ?? result.signal})`);
+    points.push({ ranksPerCore: k, seconds: parsePingPong(result.stdout, `ping-pong with ${k} ranks on core ${core}`)[0].seconds });
+  }
+  return points;
 }

@@ -12,11 +12,16 @@
 //     "eagerLimitBytes": 65536,
 //     "intraNode": [{"bytes": 0, "seconds": 1.2e-6, "samples": 1000}, ...],
 //     "interNode": [{"bytes": 0, "seconds": 2.5e-5, "samples": 1000}, ...],
-//     "model": {"latencySeconds": 5e-5, "bandwidthBytesPerSecond": 1.25e8}
+//     "model": {"latencySeconds": 5e-5, "bandwidthBytesPerSecond": 1.25e8},
+//     "sharedCore": [{"ranksPerCore": 2, "seconds": 7.7e-7}, {"ranksPerCore": 4, "seconds": 1.6e-6}, ...]
 //   }
 // Sizes are strictly increasing (calibration uses 0, 1, 2, 4 … 16 MiB). Either list may be
 // absent (a one-node measurement has no interNode), not both; "model" is required when
-// source = "model".
+// source = "model". "sharedCore" (optional, increasing ranksPerCore) is the 0-byte one-way time
+// inside a node when that many ranks share one core: a pair ping-pongs while the others wait in
+// an MPI call, yielding the core (mpi_yield_when_idle). Every message then waits for its
+// receiver's turn, which the 2-rank intra-node list does not hold (docs/pem.md, "Ranks sharing a
+// core").
 
 import * as fs from 'node:fs';
 
@@ -27,6 +32,11 @@ export interface CommPoint {
   /** One-way time of a message of `bytes`. */
   seconds: number;
   samples: number;
+}
+
+export interface SharedCorePoint {
+  ranksPerCore: number;
+  seconds: number;
 }
 
 export interface CommModel {
@@ -44,6 +54,7 @@ export interface CommTable {
   intraNode?: CommPoint[];
   interNode?: CommPoint[];
   model?: CommModel;
+  sharedCore?: SharedCorePoint[];
 }
 
 export class CommTableError extends Error {}
@@ -125,6 +136,26 @@ export function oneWaySeconds(table: CommTable, bytes: number, sameNode: boolean
   return Math.max(0, t);
 }
 
+/**
+ * How much longer a message waits for its receiver's turn when `ranksPerCore` ranks share the
+ * receiver's core than when 2 do (the intra-node list's own setting): piecewise linear in the
+ * number of ranks over the sharedCore points, extrapolated past the last two; 0 at 2 ranks or
+ * fewer and without points.
+ */
+export function receiverTurnSeconds(table: CommTable, ranksPerCore: number): number {
+  const points = table.sharedCore;
+  if (!points || points.length < 2 || ranksPerCore <= 2) return 0;
+  const at = (k: number): number => {
+    let hi = 1;
+    while (hi < points.length - 1 && points[hi].ranksPerCore < k) hi++;
+    const a = points[hi - 1];
+    const b = points[hi];
+    if (k <= a.ranksPerCore) return a.seconds;
+    return a.seconds + ((b.seconds - a.seconds) * (k - a.ranksPerCore)) / (b.ranksPerCore - a.ranksPerCore);
+  };
+  return Math.max(0, at(ranksPerCore) - at(2));
+}
+
 export function loadCommTable(path: string): CommTable {
   let text: string;
   try {
@@ -163,6 +194,7 @@ export function parseCommTable(text: string, source: string): CommTable {
   for (const key of ['intraNode', 'interNode'] as const) {
     if (raw[key] !== undefined) table[key] = parsePoints(raw[key], `$.${key}`, fail);
   }
+  if (raw.sharedCore !== undefined) table.sharedCore = parseSharedCore(raw.sharedCore, fail);
   if (raw.model !== undefined) {
     const model = raw.model;
     if (!isObject(model)) return fail('$.model', 'expected an object');
@@ -190,6 +222,21 @@ function parsePoints(value: unknown, where: string, fail: (where: string, what: 
     if (samples !== undefined && (typeof samples !== 'number' || !Number.isInteger(samples) || samples < 0)) fail(`${at}.samples`, 'expected a whole number ≥ 0');
     if (i > 0 && (bytes as number) <= points[i - 1].bytes) fail(`${at}.bytes`, `sizes must increase (${bytes} after ${points[i - 1].bytes})`);
     points.push({ bytes: bytes as number, seconds: seconds as number, samples: (samples as number | undefined) ?? 0 });
+  });
+  return points;
+}
+
+function parseSharedCore(value: unknown, fail: (where: string, what: string) => never): SharedCorePoint[] {
+  if (!Array.isArray(value)) return fail('$.sharedCore', 'expected an array of {ranksPerCore, seconds}');
+  const points: SharedCorePoint[] = [];
+  value.forEach((item, i) => {
+    const at = `$.sharedCore[${i}]`;
+    if (!isObject(item)) fail(at, 'expected an object {ranksPerCore, seconds}');
+    const { ranksPerCore, seconds } = item as Record<string, unknown>;
+    if (typeof ranksPerCore !== 'number' || !Number.isInteger(ranksPerCore) || ranksPerCore < 1) fail(`${at}.ranksPerCore`, 'expected a whole number ≥ 1');
+    if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) fail(`${at}.seconds`, 'expected a finite number ≥ 0');
+    if (i > 0 && (ranksPerCore as number) <= points[i - 1].ranksPerCore) fail(`${at}.ranksPerCore`, `must increase (${ranksPerCore} after ${points[i - 1].ranksPerCore})`);
+    points.push({ ranksPerCore: ranksPerCore as number, seconds: seconds as number });
   });
   return points;
 }

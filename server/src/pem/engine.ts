@@ -50,6 +50,8 @@ export interface EngineNetwork {
   eagerLimitBytes: number;
   /** Seconds per byte a message holds its node's outgoing link; 0 or absent: no contention. */
   linkSecondsPerByte?: number;
+  /** Extra wait for the receiver's turn when this many ranks share its core; absent: none. */
+  receiverTurn?(ranksPerCore: number): number;
 }
 
 export interface EngineInput {
@@ -329,6 +331,13 @@ class EventQueue {
 /** Queue ids ≥ 0 are nodes; a rank r whose blocking operation completes is −1 − r. */
 const rankEventId = (rank: number) => -1 - rank;
 
+function receiverTurns(input: EngineInput): Float64Array {
+  const ranksOn = new Array<number>(input.coresPerNode.length).fill(0);
+  for (let r = 0; r < input.streams.length; r++) ranksOn[input.nodeOf[r]]++;
+  const turnOf = input.network.receiverTurn;
+  return Float64Array.from(ranksOn, (n, node) => (turnOf ? turnOf(Math.ceil(n / Math.max(1, input.coresPerNode[node]))) : 0));
+}
+
 export class PemEngine {
   private readonly ranks: RankState[];
   private readonly nodes: NodeState[];
@@ -343,14 +352,19 @@ export class PemEngine {
   private started = false;
   /** When each node's outgoing link is free again. */
   private readonly linkFree: Float64Array;
+  /** Per node, the extra wait of a message for its receiver's turn on a shared core. */
+  private readonly turn: Float64Array;
 
   constructor(private readonly input: EngineInput) {
     const n = input.streams.length;
     this.nodes = input.coresPerNode.map((cores, index) => new NodeState(index, Math.max(1, cores)));
     this.ranks = input.streams.map((stream, rank) => new RankState(rank, input.nodeOf[rank], stream));
-    this.costs = new CollectiveCosts(input.nodeOf, (bytes, same) => input.network.oneWay(bytes, same));
     this.worldRanks = Array.from({ length: n }, (_, i) => i);
     this.linkFree = new Float64Array(input.coresPerNode.length);
+    this.turn = receiverTurns(input);
+    // A collective's rounds wait for turns too; nodes of one placement hold the same share of ranks.
+    const roundTurn = Math.max(0, ...this.turn);
+    this.costs = new CollectiveCosts(input.nodeOf, (bytes, same) => input.network.oneWay(bytes, same) + roundTurn);
   }
 
   /** Queueing delay of a message of `bytes` that starts to leave `node` at `departure` (and takes its turn). */
@@ -646,9 +660,11 @@ export class PemEngine {
     const same = this.input.nodeOf[rank.rank] === this.input.nodeOf[dst];
     const network = this.input.network;
     const eager = op.bytes <= network.eagerLimitBytes;
-    const zeroWay = eager ? 0 : network.oneWay(0, same);
+    const dstTurn = this.turn[this.input.nodeOf[dst]];
+    // The rendezvous handshake's two legs: one waits for the receiver's turn, one for the sender's.
+    const zeroWay = eager ? 0 : network.oneWay(0, same) + (dstTurn + this.turn[this.input.nodeOf[rank.rank]]) / 2;
     const copy = same ? Math.max(0, network.oneWay(op.bytes, same) - network.oneWay(0, same)) : 0;
-    const oneWay = network.oneWay(op.bytes, same) - copy;
+    const oneWay = network.oneWay(op.bytes, same) - copy + dstTurn;
     const channel = this.channel(rank.rank, dst, op.comm, op.tag);
     const recv = channel.recvs.length > 0 ? channel.recvs.shift()! : undefined;
     if (recv) this.dropIfEmpty(rank.rank, dst, op.comm, op.tag, channel);

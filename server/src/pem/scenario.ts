@@ -5,7 +5,7 @@
 // of cores a block of ranks was pinned to. Without a CPU set, each rank is taken to have had a
 // core of its own.
 
-import { CommTable, linkSecondsPerByte, oneWaySeconds } from '../network/commTable';
+import { CommTable, linkSecondsPerByte, oneWaySeconds, receiverTurnSeconds } from '../network/commTable';
 import { RankLocation } from '../trace/otf2Archive';
 import { EngineNetwork } from './engine';
 
@@ -89,13 +89,17 @@ export function parseMapText(text: string, file: string): number[] {
 
 /**
  * The engine's network: inter-node messages from `table`; intra-node ones from its intraNode
- * list when it has one, else from the traced table (changing the network leaves shared memory as it was).
+ * list when it has one, else from the traced table (changing the network leaves shared memory as
+ * it was). The wait for a receiver's turn on a shared core is the machine's, not the network's:
+ * from `table` when it was measured, else from the traced table.
  */
 export function engineNetwork(table: CommTable, traced: CommTable): EngineNetwork {
   const intra = table.intraNode?.length ? table : traced;
+  const sharing = table.sharedCore?.length ? table : traced;
   return {
     eagerLimitBytes: table.eagerLimitBytes,
     linkSecondsPerByte: linkSecondsPerByte(table),
     oneWay: (bytes, sameNode) => (sameNode ? oneWaySeconds(intra, bytes, true) : oneWaySeconds(table, bytes, false)),
+    receiverTurn: (ranksPerCore) => receiverTurnSeconds(sharing, ranksPerCore),
   };
 }
