@@ -67,3 +67,10 @@ test("a receiver's turn on a shared core: measured points less the 2-rank one, l
   assert.throws(() => parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], sharedCore: [{ ranksPerCore: 4, seconds: 1e-6 }, { ranksPerCore: 4, seconds: 2e-6 }] }), 'bad.json'), /bad\.json: \$\.sharedCore\[1\]\.ranksPerCore: must increase \(4 after 4\)/);
   assert.throws(() => parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], sharedCore: [{ ranksPerCore: 2, seconds: 'fast' }] }), 'bad.json'), /bad\.json: \$\.sharedCore\[0\]\.seconds: expected a finite number/);
 });
+
+test("the network stack's CPU per message is read and checked", () => {
+  const t = parseCommTable(table({ interNode: [{ bytes: 0, seconds: 1e-4 }], stackCpu: { perMessageSeconds: 3e-5, perByteSeconds: 2e-9 } }), 'n.json');
+  assert.deepEqual(t.stackCpu, { perMessageSeconds: 3e-5, perByteSeconds: 2e-9 });
+  assert.throws(() => parseCommTable(table({ interNode: [{ bytes: 0, seconds: 1e-4 }], stackCpu: { perMessageSeconds: -1, perByteSeconds: 0 } }), 'n.json'), /n\.json: \$\.stackCpu\.perMessageSeconds: expected a finite number ≥ 0/);
+  assert.throws(() => parseCommTable(table({ interNode: [{ bytes: 0, seconds: 1e-4 }], stackCpu: 5 }), 'n.json'), /n\.json: \$\.stackCpu: expected an object/);
+});

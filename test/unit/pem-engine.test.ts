@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mulberry32 } from '../../server/src/causal/random';
+import { COLL_ALLTOALL, COLL_BARRIER, CollectiveCosts } from '../../server/src/pem/collectives';
 import { EngineInput, EngineNetwork, simulate } from '../../server/src/pem/engine';
 import { arrayStream, op, OpKind, PemOp } from '../../server/src/pem/ops';
 
@@ -248,4 +249,31 @@ test("a message waits for its receiver's turn when ranks share the receiver's co
   close(crowded.result.finishSeconds[1], 1, '3 ranks on 2 cores: 2 per core, as calibrated');
   const packed = run([...pair, idle, idle], [0, 1, 1, 1], [1, 1], net);
   close(packed.result.finishSeconds[1], 2, '3 ranks on one core: one more turn');
+});
+
+test("the network stack's CPU per message between nodes takes a core from the ranks computing there", () => {
+  const net: EngineNetwork = { ...wire(1, 1000), stackCpu: { perMessageSeconds: 2, perByteSeconds: 0 } };
+  // Rank 0 sends at 0 (arrives at 1) and computes 5 s; rank 1 computes 10 s, then receives.
+  const ops = [
+    [op(OpKind.Send, { peer: 1 }), op(OpKind.End, { compute: 5 })],
+    [op(OpKind.Recv, { peer: 0, compute: 10 }), op(OpKind.End)],
+  ];
+  const apart = run(ops, [0, 1], [1, 1], net);
+  close(apart.result.finishSeconds[1], 11, "the receiver's node loses 1 s when the data arrives");
+  close(apart.result.finishSeconds[0], 6, "the sender's node loses 1 s a latency later (the acknowledgement)");
+  const two = run(ops, [0, 1], [1, 2], net);
+  close(two.result.finishSeconds[1], 10, 'with a second core the stack takes that one');
+  const together = run(ops, [0, 0], [2], net);
+  close(together.result.finishSeconds[1], 10, 'inside a node there is no network stack');
+});
+
+test('a collective counts the rounds and bytes that cross nodes', () => {
+  const costs = new CollectiveCosts([0, 0, 1, 1], (_bytes, same) => (same ? 0 : 1));
+  // Allreduce (OTF2 op 11), recursive doubling on 4 ranks in 2 nodes: the partner at distance 1 is on the same node, at 2 on the other.
+  assert.deepEqual(costs.crossingBytes(0, [0, 1, 2, 3], 11, 800), { rounds: 1, bytes: 800 });
+  assert.equal(costs.cost(0, [0, 1, 2, 3], 11, 800), 1);
+  assert.deepEqual(costs.crossingBytes(0, [0, 1, 2, 3], COLL_BARRIER, 800), { rounds: 1, bytes: 0 });
+  // All-to-all, steps 1 to 3 with blocks of 200 bytes: in each step some rank's partner is on the other node.
+  assert.deepEqual(costs.crossingBytes(1, [0, 1, 2, 3], COLL_ALLTOALL, 800), { rounds: 3, bytes: 600 });
+  assert.deepEqual(new CollectiveCosts([0, 0, 0, 0], () => 1).crossingBytes(0, [0, 1, 2, 3], 11, 800), { rounds: 0, bytes: 0 });
 });

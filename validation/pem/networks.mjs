@@ -5,7 +5,9 @@
 //   (then KIT/teardown.sh)
 // Two emulated nodes: namespaces ns0 and ns1 joined by a veth link shaped by nfqdelay (one FIFO
 // per direction: delay + size/rate, netem's rule), each node one core (pin-rank.sh: ranks 0-1 in
-// ns0 on core 0, ranks 2-3 in ns1 on core 1), halo with 4 ranks, Open MPI over TCP. For each
+// ns0 on core 0, ranks 2-3 in ns1 on core 1), halo with 4 ranks, Open MPI over TCP. The link
+// emulator runs as one process per receiving node, pinned to its core (shape-per-node.sh), and its
+// CPU per message and per byte during the ping-pongs becomes the table's stackCpu. For each
 // network: calibrate (ping-pong pinned inside a node and across the link), then REPS traced and
 // REPS untraced runs, each under the kit's clean-run guard (guarded.sh: wait for a quiet
 // machine, retry runs that other processes disturbed). Every network's first trace predicts
@@ -67,6 +69,36 @@ async function mpirun(np, hostfile, env, argv) {
   return fs.readFileSync(out, 'utf8');
 }
 
+/** CPU seconds the link emulators have used so far (0 when the link is not shaped). */
+function emulatorCpuSeconds() {
+  const pids = path.join(kit, 'nfqdelay.pid');
+  if (!fs.existsSync(pids)) return 0;
+  let ns = 0;
+  for (const pid of fs.readFileSync(pids, 'utf8').trim().split(/\s+/)) ns += Number(fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
+  return ns * 1e-9;
+}
+
+/** Messages and bytes of one ping-pong run: each size's round trips and 3 warm-ups, both ways. */
+function pingPongTraffic(points) {
+  let messages = 0;
+  let bytes = 0;
+  for (const p of points) {
+    messages += 2 * (p.samples + 3);
+    bytes += 2 * (p.samples + 3) * p.bytes;
+  }
+  return { messages, bytes };
+}
+
+/** Ping-pong across the link; with the emulator's CPU during it. */
+async function pingPongAcross(network, maxBytes) {
+  const before = emulatorCpuSeconds();
+  const output = await mpirun(2, path.join(kit, 'hosts2'), {}, pinned(2, [path.join(build, 'causal-lens-pingpong'), '0.05', String(maxBytes)]));
+  const points = parsePingPong(output, `${network.name}: ping-pong across the link`);
+  // The guard may have run it more than once; every try cost the emulator as much.
+  const tries = Number(/# guarded: try (\d+)/.exec(output)?.[1] ?? 1);
+  return { points, cpu: (emulatorCpuSeconds() - before) / tries, ...pingPongTraffic(points) };
+}
+
 const elapsed = (stdout) => Math.max(...[...stdout.matchAll(/elapsed rank=\d+ seconds=([\d.]+)/g)].map((m) => Number(m[1])));
 const median = (v) => {
   const s = [...v].sort((a, b) => a - b);
@@ -76,8 +108,13 @@ const median = (v) => {
 const measured = [];
 try {
   for (const network of NETWORKS) {
-    await run(path.join(kit, 'shape.sh'), network.shape);
+    await run(path.join(here, 'shape-per-node.sh'), [kit, ...network.shape]);
     const pingpong = [path.join(build, 'causal-lens-pingpong'), '0.05'];
+    // Small messages give the emulator's cost per message, the full calibration its cost per byte.
+    const small = await pingPongAcross(network, 1024);
+    const across = await pingPongAcross(network, 16 << 20);
+    const perMessageSeconds = small.cpu / small.messages;
+    const perByteSeconds = Math.max(0, (across.cpu - perMessageSeconds * across.messages) / across.bytes);
     const table = {
       schema: COMM_TABLE_SCHEMA,
       name: network.name,
@@ -85,7 +122,8 @@ try {
       createdAt: new Date().toISOString(),
       eagerLimitBytes: 65536,
       intraNode: parsePingPong(await mpirun(2, sameNode, {}, pinned(1, pingpong)), `${network.name}: ping-pong inside a node`),
-      interNode: parsePingPong(await mpirun(2, path.join(kit, 'hosts2'), {}, pinned(2, pingpong)), `${network.name}: ping-pong across the link`),
+      interNode: across.points,
+      ...(small.cpu > 0 ? { stackCpu: { perMessageSeconds, perByteSeconds } } : {}),
     };
     const traced = [];
     const untraced = [];
@@ -99,11 +137,11 @@ try {
     }
     measured.push({ network, table, traced, untraced });
     process.stderr.write(
-      `${network.name}: one-way 8 B across ${(table.interNode.find((p) => p.bytes === 8).seconds * 1e6).toFixed(0)} µs; traced ${traced.map((t) => t.measuredSeconds.toFixed(3)).join(', ')} s; untraced ${untraced.map((t) => t.toFixed(3)).join(', ')} s\n`,
+      `${network.name}: one-way 8 B across ${(table.interNode.find((p) => p.bytes === 8).seconds * 1e6).toFixed(0)} µs; emulator CPU ${(perMessageSeconds * 1e6).toFixed(1)} µs per message + ${(perByteSeconds * 1e9).toFixed(2)} ns per byte; traced ${traced.map((t) => t.measuredSeconds.toFixed(3)).join(', ')} s; untraced ${untraced.map((t) => t.toFixed(3)).join(', ')} s\n`,
     );
   }
 } finally {
-  await run(path.join(kit, 'shape.sh'), ['none', '0']);
+  await run(path.join(here, 'shape-per-node.sh'), [kit, 'none', '0']);
 }
 
 const rows = [];

@@ -13,7 +13,8 @@
 //     "intraNode": [{"bytes": 0, "seconds": 1.2e-6, "samples": 1000}, ...],
 //     "interNode": [{"bytes": 0, "seconds": 2.5e-5, "samples": 1000}, ...],
 //     "model": {"latencySeconds": 5e-5, "bandwidthBytesPerSecond": 1.25e8},
-//     "sharedCore": [{"ranksPerCore": 2, "seconds": 7.7e-7}, {"ranksPerCore": 4, "seconds": 1.6e-6}, ...]
+//     "sharedCore": [{"ranksPerCore": 2, "seconds": 7.7e-7}, {"ranksPerCore": 4, "seconds": 1.6e-6}, ...],
+//     "stackCpu": {"perMessageSeconds": 2e-5, "perByteSeconds": 1.5e-9}
 //   }
 // Sizes are strictly increasing (calibration uses 0, 1, 2, 4 … 16 MiB). Either list may be
 // absent (a one-node measurement has no interNode), not both; "model" is required when
@@ -21,7 +22,9 @@
 // inside a node when that many ranks share one core: a pair ping-pongs while the others wait in
 // an MPI call, yielding the core (mpi_yield_when_idle). Every message then waits for its
 // receiver's turn, which the 2-rank intra-node list does not hold (docs/pem.md, "Ranks sharing a
-// core").
+// core"). "stackCpu" (optional) is the CPU a message between nodes costs outside the ranks (the
+// network stack, or a link emulator such as the validation's nfqdelay): it is inside the one-way
+// times, where the cores were idle, but takes CPU from ranks that compute.
 
 import * as fs from 'node:fs';
 
@@ -55,6 +58,12 @@ export interface CommTable {
   interNode?: CommPoint[];
   model?: CommModel;
   sharedCore?: SharedCorePoint[];
+  stackCpu?: StackCpu;
+}
+
+export interface StackCpu {
+  perMessageSeconds: number;
+  perByteSeconds: number;
 }
 
 export class CommTableError extends Error {}
@@ -195,6 +204,7 @@ export function parseCommTable(text: string, source: string): CommTable {
     if (raw[key] !== undefined) table[key] = parsePoints(raw[key], `$.${key}`, fail);
   }
   if (raw.sharedCore !== undefined) table.sharedCore = parseSharedCore(raw.sharedCore, fail);
+  if (raw.stackCpu !== undefined) table.stackCpu = parseStackCpu(raw.stackCpu, fail);
   if (raw.model !== undefined) {
     const model = raw.model;
     if (!isObject(model)) return fail('$.model', 'expected an object');
@@ -239,6 +249,15 @@ function parseSharedCore(value: unknown, fail: (where: string, what: string) => 
     points.push({ ranksPerCore: ranksPerCore as number, seconds: seconds as number });
   });
   return points;
+}
+
+function parseStackCpu(value: unknown, fail: (where: string, what: string) => never): StackCpu {
+  if (!isObject(value)) return fail('$.stackCpu', 'expected an object {perMessageSeconds, perByteSeconds}');
+  const { perMessageSeconds, perByteSeconds } = value;
+  for (const [key, v] of [['perMessageSeconds', perMessageSeconds], ['perByteSeconds', perByteSeconds]] as const) {
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) fail(`$.stackCpu.${key}`, 'expected a finite number ≥ 0');
+  }
+  return { perMessageSeconds: perMessageSeconds as number, perByteSeconds: perByteSeconds as number };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

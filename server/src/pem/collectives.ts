@@ -54,21 +54,37 @@ export class CollectiveCosts {
   ) {}
 
   cost(commKey: number, members: readonly number[], op: number, m: number): number {
-    const p = members.length;
-    if (p <= 1) return 0;
-    const rounds = Math.ceil(Math.log2(p));
     let total = 0;
+    this.rounds(commKey, members, op, m, (bytes, same) => (total += this.oneWay(bytes, same)));
+    return total;
+  }
+
+  /** Bytes each member sends between nodes in one collective (the sum over its rounds that cross). */
+  crossingBytes(commKey: number, members: readonly number[], op: number, m: number): { rounds: number; bytes: number } {
+    const crossing = { rounds: 0, bytes: 0 };
+    this.rounds(commKey, members, op, m, (bytes, same) => {
+      if (same) return;
+      crossing.rounds++;
+      crossing.bytes += bytes;
+    });
+    return crossing;
+  }
+
+  /** Calls `visit` with each round's message size and whether it stays inside nodes. */
+  private rounds(commKey: number, members: readonly number[], op: number, m: number, visit: (bytes: number, sameNode: boolean) => void): void {
+    const p = members.length;
+    if (p <= 1) return;
     if (op === COLL_ALLTOALL || op === COLL_ALLTOALLV || op === COLL_ALLTOALLW) {
       const block = m / p;
-      for (let step = 1; step < p; step++) total += this.oneWay(block, !this.crosses(commKey, members, step, false));
-      return total;
+      for (let step = 1; step < p; step++) visit(block, !this.crosses(commKey, members, step, false));
+      return;
     }
     const blocks = op === COLL_GATHER || op === COLL_GATHERV || op === COLL_SCATTER || op === COLL_SCATTERV || op === COLL_ALLGATHER || op === COLL_ALLGATHERV;
+    const rounds = Math.ceil(Math.log2(p));
     for (let k = 0; k < rounds; k++) {
       const bytes = op === COLL_BARRIER ? 0 : blocks ? Math.min(2 ** k, p) * (m / p) : m;
-      total += this.oneWay(bytes, !this.crosses(commKey, members, 2 ** k, true));
+      visit(bytes, !this.crosses(commKey, members, 2 ** k, true));
     }
-    return total;
   }
 
   private crosses(commKey: number, members: readonly number[], distance: number, xor: boolean): boolean {

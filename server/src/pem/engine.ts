@@ -52,6 +52,12 @@ export interface EngineNetwork {
   linkSecondsPerByte?: number;
   /** Extra wait for the receiver's turn when this many ranks share its core; absent: none. */
   receiverTurn?(ranksPerCore: number): number;
+  /**
+   * CPU the network stack (or a link emulator) spends outside the ranks per message between
+   * nodes: half on the receiving node when the data arrives, half on the sending node one
+   * latency later (the acknowledgement). It takes one core of that node from the ranks.
+   */
+  stackCpu?: { perMessageSeconds: number; perByteSeconds: number };
 }
 
 export interface EngineInput {
@@ -173,6 +179,8 @@ class NodeState {
   served = 0;
   lastTime = 0;
   version = 0;
+  /** Until when one core does the network stack's work. */
+  stackUntil = 0;
   readonly heapRank: RankState[] = [];
   readonly heapServed: number[] = [];
   constructor(
@@ -181,14 +189,19 @@ class NodeState {
   ) {}
 
   rate(): number {
-    return this.running <= this.cores ? 1 : this.cores / this.running;
+    const cores = this.lastTime < this.stackUntil ? this.cores - 1 : this.cores;
+    if (cores <= 0) return 0;
+    return this.running <= cores ? 1 : cores / this.running;
   }
 
   advance(time: number): void {
-    if (time > this.lastTime) {
-      if (this.running > 0) this.served += (time - this.lastTime) * this.rate();
-      this.lastTime = time;
+    if (time <= this.lastTime) return;
+    if (this.running > 0 && this.lastTime < this.stackUntil && this.stackUntil < time) {
+      this.served += (this.stackUntil - this.lastTime) * this.rate();
+      this.lastTime = this.stackUntil;
     }
+    if (this.running > 0) this.served += (time - this.lastTime) * this.rate();
+    this.lastTime = time;
   }
 
   push(rank: RankState, finishServed: number): void {
@@ -256,7 +269,10 @@ class NodeState {
   }
 }
 
-/** The global queue: times with a kind (node or rank) and the node version they were made for. */
+/**
+ * The global queue: times with a kind (a node's next finish, a rank's completion, or network-stack
+ * work arriving on a node) and the node version they were made for (for stack work: its seconds).
+ */
 class EventQueue {
   private readonly times: number[] = [];
   private readonly seqs: number[] = [];
@@ -367,6 +383,28 @@ export class PemEngine {
     this.costs = new CollectiveCosts(input.nodeOf, (bytes, same) => input.network.oneWay(bytes, same) + roundTurn);
   }
 
+  /** The network stack's work for `messages` messages of `bytes` in all between nodes: queued for `node` at `time`. */
+  private stackWork(node: number, time: number, messages: number, bytes: number, share: number): void {
+    const cpu = this.input.network.stackCpu;
+    if (!cpu || messages === 0) return;
+    const seconds = share * (messages * cpu.perMessageSeconds + bytes * cpu.perByteSeconds);
+    // The queue's version slot carries the seconds of work for these entries.
+    if (seconds > 0) this.queue.push(time, this.nodes.length + node, seconds);
+  }
+
+  /** The network stack takes one core of `node` for `seconds` more, from `time` or when it is done with earlier work. */
+  private takeCore(node: NodeState, time: number, seconds: number): void {
+    node.advance(time);
+    node.stackUntil = Math.max(node.stackUntil, time) + seconds;
+    this.scheduleNode(node);
+  }
+
+  /** A message between nodes that arrives at `arrival`: the stack's work on both ends. */
+  private crossed(src: number, dst: number, arrival: number, bytes: number): void {
+    this.stackWork(this.input.nodeOf[dst], arrival, 1, bytes, 0.5);
+    this.stackWork(this.input.nodeOf[src], arrival + this.input.network.oneWay(0, false), 1, bytes, 0.5);
+  }
+
   /** Queueing delay of a message of `bytes` that starts to leave `node` at `departure` (and takes its turn). */
   private linkQueue(node: number, departure: number, bytes: number): number {
     const perByte = this.input.network.linkSecondsPerByte ?? 0;
@@ -394,7 +432,9 @@ export class PemEngine {
       queue.pop(out);
       const time = out[0];
       const id = out[1];
-      if (id >= 0) {
+      if (id >= this.nodes.length) {
+        this.takeCore(this.nodes[id - this.nodes.length], time, out[2]);
+      } else if (id >= 0) {
         const node = this.nodes[id];
         if (out[2] !== node.version) continue;
         this.completeBursts(node, time);
@@ -476,7 +516,10 @@ export class PemEngine {
     if (node.running === 0) return;
     const left = node.nextFinish() - node.served;
     if (left === Infinity) return;
-    let at = node.lastTime + Math.max(0, left) / node.rate();
+    const rate = node.rate();
+    let at = rate > 0 ? node.lastTime + Math.max(0, left) / rate : Infinity;
+    // The rate changes when the network stack gives its core back.
+    if (node.stackUntil > node.lastTime) at = Math.min(at, node.stackUntil);
     // Late in a long run a tiny remainder can be below the clock's resolution; step one unit so time moves.
     if (at <= node.lastTime && left > 0) at = node.lastTime + Math.max(Number.MIN_VALUE, node.lastTime * Number.EPSILON);
     this.queue.push(at, node.index, node.version);
@@ -675,12 +718,14 @@ export class PemEngine {
       const dataLeaves = eager ? time : time + 2 * zeroWay;
       const queued = same ? 0 : this.linkQueue(srcNode, dataLeaves, op.bytes);
       const comm = (eager ? oneWay : 2 * zeroWay + oneWay) + queued;
+      if (!same) this.crossed(rank.rank, dst, time + comm, op.bytes);
       recv.done.work = copy;
       this.resolve(recv.done, time + comm, rank.pc, rank.pm + comm, rank.pw);
       if (!eager) this.resolve(done, time + comm + copy, rank.pc, rank.pm + comm + copy, rank.pw);
     } else {
       // Eager data leaves now; rendezvous data when the receive is there (postRecv).
       const queued = same || !eager ? 0 : this.linkQueue(srcNode, time, op.bytes);
+      if (!same && eager) this.crossed(rank.rank, dst, time + oneWay + queued, op.bytes);
       channel.sends.push({ time, bytes: op.bytes, eager, oneWay: oneWay + queued, zeroWay, copy, node: same ? -1 : srcNode, pc: rank.pc, pm: rank.pm, pw: rank.pw, sender: eager ? null : done });
     }
     return done;
@@ -712,6 +757,7 @@ export class PemEngine {
     const queued = msg.node < 0 ? 0 : this.linkQueue(msg.node, dataLeaves, msg.bytes);
     const comm = (senderFirst ? 2 * msg.zeroWay + msg.oneWay : msg.zeroWay + msg.oneWay) + queued;
     const at = dataLeaves + msg.oneWay + queued;
+    if (msg.node >= 0) this.crossed(op.peer, rank.rank, at, msg.bytes);
     const pc = senderFirst ? msg.pc : rank.pc;
     const pm = (senderFirst ? msg.pm : rank.pm) + comm;
     const pw = senderFirst ? msg.pw : rank.pw;
@@ -765,6 +811,11 @@ export class PemEngine {
       const cost = this.costs.cost(op.comm, instance.members, op.collective, instance.payload);
       const last = instance.last;
       for (const waiting of instance.waiting) this.resolve(waiting.done, last.time + cost, last.pc, last.pm + cost, last.pw);
+      if (this.input.network.stackCpu) {
+        // Each member sends and receives one message per round that crosses nodes.
+        const crossing = this.costs.crossingBytes(op.comm, instance.members, op.collective, instance.payload);
+        for (const member of instance.members) this.stackWork(this.input.nodeOf[member], last.time + cost, crossing.rounds, crossing.bytes, 1);
+      }
     }
     return done;
   }

@@ -198,7 +198,7 @@ export async function predictScenarios(
 }
 
 /** Operations per rank read by the first pass: a smallest value is found long before the end. */
-const FIRST_PASS_OPS = 20_000;
+const FIRST_PASS_OPS = 5_000;
 
 /**
  * Opens a fresh stream per rank of `archive`. A first pass over each rank's first operations

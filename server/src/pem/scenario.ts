@@ -91,7 +91,8 @@ export function parseMapText(text: string, file: string): number[] {
  * The engine's network: inter-node messages from `table`; intra-node ones from its intraNode
  * list when it has one, else from the traced table (changing the network leaves shared memory as
  * it was). The wait for a receiver's turn on a shared core is the machine's, not the network's:
- * from `table` when it was measured, else from the traced table.
+ * from `table` when it was measured, else from the traced table. The stack's CPU per message is
+ * the network's.
  */
 export function engineNetwork(table: CommTable, traced: CommTable): EngineNetwork {
   const intra = table.intraNode?.length ? table : traced;
@@ -101,5 +102,6 @@ export function engineNetwork(table: CommTable, traced: CommTable): EngineNetwor
     linkSecondsPerByte: linkSecondsPerByte(table),
     oneWay: (bytes, sameNode) => (sameNode ? oneWaySeconds(intra, bytes, true) : oneWaySeconds(table, bytes, false)),
     receiverTurn: (ranksPerCore) => receiverTurnSeconds(sharing, ranksPerCore),
+    stackCpu: table.stackCpu,
   };
 }
