@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCalibrate } from '../../server/src/cli/calibrate';
 import { UsageError } from '../../server/src/cli/flags';
-import { PingPongError, parsePingPong } from '../../server/src/mpi/calibration';
+import { PingPongError, parseFirstOneWay, parsePingPong } from '../../server/src/mpi/calibration';
 import { CALIBRATION_SIZES, loadCommTable, oneWaySeconds, parseCommTable } from '../../server/src/network/commTable';
 import { mulberry32 } from '../../server/src/causal/random';
 
@@ -42,6 +42,8 @@ test('calibrate measures every size from 0 B to 16 MiB and writes a table the ta
   // 16 MiB through shared memory cannot be as fast as an empty message.
   assert.ok(oneWaySeconds(table, 16 << 20, true) > 10 * oneWaySeconds(table, 0, true));
   assert.equal(table.interNode, undefined, 'one node here: no inter-node list');
+  // The ping-pong reports its very first round trip (the connection's opening) before the sizes.
+  assert.ok((parseFirstOneWay(progress) ?? 0) > 0, 'a "first" line with a positive time');
   // Default --shared-core 2,4,8: with more ranks on the core a message waits longer for its receiver.
   assert.deepEqual(table.sharedCore!.map((p) => p.ranksPerCore), [2, 4, 8]);
   assert.ok(table.sharedCore![2].seconds > table.sharedCore![0].seconds, `8 ranks on a core (${table.sharedCore![2].seconds} s) should wait longer than 2 (${table.sharedCore![0].seconds} s)`);
@@ -81,6 +83,8 @@ test('parsePingPong on 2000 mutations of a real run either parses or throws a Pi
       const at = Math.floor(random() * (text.length + 1));
       text = random() < 0.5 ? text.slice(0, at) + pieces[Math.floor(random() * pieces.length)] + text.slice(at) : text.slice(0, at) + text.slice(at + 1 + Math.floor(random() * 20));
     }
+    const first = parseFirstOneWay(text);
+    assert.ok(first === undefined || (Number.isFinite(first) && first >= 0), `case ${i}: first ${first}`);
     try {
       const points = parsePingPong(text, 'fuzz');
       assert.ok(points.every((p, k) => p.bytes >= 0 && p.seconds >= 0 && (k === 0 || p.bytes > points[k - 1].bytes)), `case ${i}`);

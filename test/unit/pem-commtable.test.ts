@@ -73,4 +73,6 @@ test("the network stack's CPU per message is read and checked", () => {
   assert.deepEqual(t.stackCpu, { perMessageSeconds: 3e-5, perByteSeconds: 2e-9 });
   assert.throws(() => parseCommTable(table({ interNode: [{ bytes: 0, seconds: 1e-4 }], stackCpu: { perMessageSeconds: -1, perByteSeconds: 0 } }), 'n.json'), /n\.json: \$\.stackCpu\.perMessageSeconds: expected a finite number ≥ 0/);
   assert.throws(() => parseCommTable(table({ interNode: [{ bytes: 0, seconds: 1e-4 }], stackCpu: 5 }), 'n.json'), /n\.json: \$\.stackCpu: expected an object/);
+  assert.equal(parseCommTable(table({ interNode: [{ bytes: 0, seconds: 1e-4 }], connectSeconds: 0.006 }), 'n.json').connectSeconds, 0.006);
+  assert.throws(() => parseCommTable(table({ interNode: [{ bytes: 0, seconds: 1e-4 }], connectSeconds: 'slow' }), 'n.json'), /n\.json: \$\.connectSeconds: expected a finite number ≥ 0/);
 });

@@ -277,3 +277,18 @@ test('a collective counts the rounds and bytes that cross nodes', () => {
   assert.deepEqual(costs.crossingBytes(1, [0, 1, 2, 3], COLL_ALLTOALL, 800), { rounds: 3, bytes: 600 });
   assert.deepEqual(new CollectiveCosts([0, 0, 0, 0], () => 1).crossingBytes(0, [0, 1, 2, 3], 11, 800), { rounds: 0, bytes: 0 });
 });
+
+test('the first message between two ranks on different nodes opens the connection', () => {
+  const net: EngineNetwork = { ...wire(1, 1000), connectSeconds: 5 };
+  const pingPong = [
+    [op(OpKind.Send, { peer: 1 }), op(OpKind.Recv, { peer: 1 }), op(OpKind.Send, { peer: 1 }), op(OpKind.End)],
+    [op(OpKind.Recv, { peer: 0 }), op(OpKind.Send, { peer: 0 }), op(OpKind.Recv, { peer: 0 }), op(OpKind.End)],
+  ];
+  const apart = run(pingPong, [0, 1], [1, 1], net);
+  close(apart.result.finishSeconds[1], 5 + 3, 'one connection for the pair, whichever way: 3 latencies and one opening');
+  const together = run(pingPong, [0, 0], [1], net);
+  close(together.result.finishSeconds[1], 0, 'inside a node nothing is opened');
+  const barrier = (n: number) => Array.from({ length: n }, () => op(OpKind.Collective, { collective: 0 }));
+  const collectives = run([[...barrier(2), op(OpKind.End)], [...barrier(2), op(OpKind.End)]], [0, 1], [1, 1], net);
+  close(collectives.result.finishSeconds[0], 5 + 2, 'the first collective across nodes opens its connections, the second does not');
+});

@@ -7,7 +7,8 @@
 // per direction: delay + size/rate, netem's rule), each node one core (pin-rank.sh: ranks 0-1 in
 // ns0 on core 0, ranks 2-3 in ns1 on core 1), halo with 4 ranks, Open MPI over TCP. The link
 // emulator runs as one process per receiving node, pinned to its core (shape-per-node.sh), and its
-// CPU per message and per byte during the ping-pongs becomes the table's stackCpu. For each
+// CPU per message and per byte during the ping-pongs becomes the table's stackCpu, and the first
+// round trip less a later one its connectSeconds (TCP connections open at the first message). For each
 // network: calibrate (ping-pong pinned inside a node and across the link), then REPS traced and
 // REPS untraced runs, each under the kit's clean-run guard (guarded.sh: wait for a quiet
 // machine, retry runs that other processes disturbed). Every network's first trace predicts
@@ -33,7 +34,7 @@ const root = path.resolve(here, '../..');
 const require = createRequire(import.meta.url);
 const { predictScenarios } = require(path.join(root, 'out/server/src/pem/index.js'));
 const { COMM_TABLE_SCHEMA } = require(path.join(root, 'out/server/src/network/commTable.js'));
-const { parsePingPong } = require(path.join(root, 'out/server/src/mpi/calibration.js'));
+const { parseFirstOneWay, parsePingPong } = require(path.join(root, 'out/server/src/mpi/calibration.js'));
 
 function option(name, fallback) {
   const i = process.argv.indexOf(`--${name}`);
@@ -96,7 +97,7 @@ async function pingPongAcross(network, maxBytes) {
   const points = parsePingPong(output, `${network.name}: ping-pong across the link`);
   // The guard may have run it more than once; every try cost the emulator as much.
   const tries = Number(/# guarded: try (\d+)/.exec(output)?.[1] ?? 1);
-  return { points, cpu: (emulatorCpuSeconds() - before) / tries, ...pingPongTraffic(points) };
+  return { points, first: parseFirstOneWay(output), cpu: (emulatorCpuSeconds() - before) / tries, ...pingPongTraffic(points) };
 }
 
 const elapsed = (stdout) => Math.max(...[...stdout.matchAll(/elapsed rank=\d+ seconds=([\d.]+)/g)].map((m) => Number(m[1])));
@@ -124,6 +125,8 @@ try {
       intraNode: parsePingPong(await mpirun(2, sameNode, {}, pinned(1, pingpong)), `${network.name}: ping-pong inside a node`),
       interNode: across.points,
       ...(small.cpu > 0 ? { stackCpu: { perMessageSeconds, perByteSeconds } } : {}),
+      // The first message of the run opened the TCP connection.
+      connectSeconds: Math.max(0, (across.first ?? 0) - across.points[0].seconds),
     };
     const traced = [];
     const untraced = [];
@@ -137,7 +140,7 @@ try {
     }
     measured.push({ network, table, traced, untraced });
     process.stderr.write(
-      `${network.name}: one-way 8 B across ${(table.interNode.find((p) => p.bytes === 8).seconds * 1e6).toFixed(0)} µs; emulator CPU ${(perMessageSeconds * 1e6).toFixed(1)} µs per message + ${(perByteSeconds * 1e9).toFixed(2)} ns per byte; traced ${traced.map((t) => t.measuredSeconds.toFixed(3)).join(', ')} s; untraced ${untraced.map((t) => t.toFixed(3)).join(', ')} s\n`,
+      `${network.name}: one-way 8 B across ${(table.interNode.find((p) => p.bytes === 8).seconds * 1e6).toFixed(0)} µs; emulator CPU ${(perMessageSeconds * 1e6).toFixed(1)} µs per message + ${(perByteSeconds * 1e9).toFixed(2)} ns per byte; connection ${(table.connectSeconds * 1e3).toFixed(2)} ms; traced ${traced.map((t) => t.measuredSeconds.toFixed(3)).join(', ')} s; untraced ${untraced.map((t) => t.toFixed(3)).join(', ')} s\n`,
     );
   }
 } finally {

@@ -33,6 +33,13 @@ export function parsePingPong(text: string, source: string): CommPoint[] {
   return points;
 }
 
+/** The "first <one-way seconds>" line: the very first round trip, which opened the connection. */
+export function parseFirstOneWay(text: string): number | undefined {
+  const match = /^first (\S+)$/m.exec(text);
+  const seconds = match ? Number(match[1]) : NaN;
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
+}
+
 async function ompiInfo(args: string[]): Promise<string> {
   try {
     return (await execFileAsync('ompi_info', args)).stdout;

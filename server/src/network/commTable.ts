@@ -14,7 +14,8 @@
 //     "interNode": [{"bytes": 0, "seconds": 2.5e-5, "samples": 1000}, ...],
 //     "model": {"latencySeconds": 5e-5, "bandwidthBytesPerSecond": 1.25e8},
 //     "sharedCore": [{"ranksPerCore": 2, "seconds": 7.7e-7}, {"ranksPerCore": 4, "seconds": 1.6e-6}, ...],
-//     "stackCpu": {"perMessageSeconds": 2e-5, "perByteSeconds": 1.5e-9}
+//     "stackCpu": {"perMessageSeconds": 2e-5, "perByteSeconds": 1.5e-9},
+//     "connectSeconds": 0.012
 //   }
 // Sizes are strictly increasing (calibration uses 0, 1, 2, 4 … 16 MiB). Either list may be
 // absent (a one-node measurement has no interNode), not both; "model" is required when
@@ -24,7 +25,9 @@
 // receiver's turn, which the 2-rank intra-node list does not hold (docs/pem.md, "Ranks sharing a
 // core"). "stackCpu" (optional) is the CPU a message between nodes costs outside the ranks (the
 // network stack, or a link emulator such as the validation's nfqdelay): it is inside the one-way
-// times, where the cores were idle, but takes CPU from ranks that compute.
+// times, where the cores were idle, but takes CPU from ranks that compute. "connectSeconds"
+// (optional) is how much longer the first message between two ranks on different nodes takes
+// than later ones: Open MPI's TCP BTL opens a connection at the first message (a few round trips).
 
 import * as fs from 'node:fs';
 
@@ -59,6 +62,7 @@ export interface CommTable {
   model?: CommModel;
   sharedCore?: SharedCorePoint[];
   stackCpu?: StackCpu;
+  connectSeconds?: number;
 }
 
 export interface StackCpu {
@@ -205,6 +209,10 @@ export function parseCommTable(text: string, source: string): CommTable {
   }
   if (raw.sharedCore !== undefined) table.sharedCore = parseSharedCore(raw.sharedCore, fail);
   if (raw.stackCpu !== undefined) table.stackCpu = parseStackCpu(raw.stackCpu, fail);
+  if (raw.connectSeconds !== undefined) {
+    if (typeof raw.connectSeconds !== 'number' || !Number.isFinite(raw.connectSeconds) || raw.connectSeconds < 0) fail('$.connectSeconds', 'expected a finite number ≥ 0');
+    table.connectSeconds = raw.connectSeconds as number;
+  }
   if (raw.model !== undefined) {
     const model = raw.model;
     if (!isObject(model)) return fail('$.model', 'expected an object');

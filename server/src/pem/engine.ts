@@ -58,6 +58,8 @@ export interface EngineNetwork {
    * latency later (the acknowledgement). It takes one core of that node from the ranks.
    */
   stackCpu?: { perMessageSeconds: number; perByteSeconds: number };
+  /** Extra one-way time of the first message between two ranks on different nodes (opening a connection). */
+  connectSeconds?: number;
 }
 
 export interface EngineInput {
@@ -170,6 +172,8 @@ interface CollectiveInstance {
   last: Completion;
   root: Completion | null;
   waiting: { rank: number; arrival: number; pc: number; pm: number; pw: number; done: Completion }[];
+  /** Seconds of opening connections this instance pays (the first collective that crosses nodes on its communicator); NaN until known. */
+  connect: number;
 }
 
 /** A node: its cores and the CPU share handed out so far, with a heap of running ranks by finish. */
@@ -370,6 +374,10 @@ export class PemEngine {
   private readonly linkFree: Float64Array;
   /** Per node, the extra wait of a message for its receiver's turn on a shared core. */
   private readonly turn: Float64Array;
+  /** Pairs of ranks (lower × ranks + higher) on different nodes that have exchanged a message. */
+  private readonly connected = new Set<number>();
+  /** Communicators whose collectives have crossed nodes (their connections are open). */
+  private readonly connectedComms = new Set<number>();
 
   constructor(private readonly input: EngineInput) {
     const n = input.streams.length;
@@ -397,6 +405,16 @@ export class PemEngine {
     node.advance(time);
     node.stackUntil = Math.max(node.stackUntil, time) + seconds;
     this.scheduleNode(node);
+  }
+
+  /** The connection cost of a message between ranks `a` and `b` on different nodes: paid by the first only. */
+  private connect(a: number, b: number): number {
+    const seconds = this.input.network.connectSeconds ?? 0;
+    if (seconds <= 0) return 0;
+    const pair = Math.min(a, b) * this.ranks.length + Math.max(a, b);
+    if (this.connected.has(pair)) return 0;
+    this.connected.add(pair);
+    return seconds;
   }
 
   /** A message between nodes that arrives at `arrival`: the stack's work on both ends. */
@@ -707,7 +725,7 @@ export class PemEngine {
     // The rendezvous handshake's two legs: one waits for the receiver's turn, one for the sender's.
     const zeroWay = eager ? 0 : network.oneWay(0, same) + (dstTurn + this.turn[this.input.nodeOf[rank.rank]]) / 2;
     const copy = same ? Math.max(0, network.oneWay(op.bytes, same) - network.oneWay(0, same)) : 0;
-    const oneWay = network.oneWay(op.bytes, same) - copy + dstTurn;
+    const oneWay = network.oneWay(op.bytes, same) - copy + dstTurn + (same ? 0 : this.connect(rank.rank, dst));
     const channel = this.channel(rank.rank, dst, op.comm, op.tag);
     const recv = channel.recvs.length > 0 ? channel.recvs.shift()! : undefined;
     if (recv) this.dropIfEmpty(rank.rank, dst, op.comm, op.tag, channel);
@@ -776,7 +794,7 @@ export class PemEngine {
         this.problem(`a collective on communicator ${op.comm}, which the trace does not define; taken as all ranks`);
         members = this.worldRanks;
       }
-      instance = { members, arrived: 0, payload: 0, last: new Completion(), root: null, waiting: [] };
+      instance = { members, arrived: 0, payload: 0, last: new Completion(), root: null, waiting: [], connect: NaN };
       this.collectives.set(key, instance);
     }
     const done = new Completion();
@@ -794,13 +812,13 @@ export class PemEngine {
     const arrival = { rank: rank.rank, arrival: time, pc: rank.pc, pm: rank.pm, pw: rank.pw, done };
     if (shape === 'fromRoot' && isRoot) {
       instance.root = Object.assign(new Completion(), { time, pc: rank.pc, pm: rank.pm, pw: rank.pw, resolved: true });
-      const cost = this.costs.cost(op.comm, instance.members, op.collective, instance.payload);
+      const cost = this.collectiveCost(op, instance);
       for (const waiting of instance.waiting) this.releaseAfterRoot(instance, waiting, cost);
       instance.waiting = [];
       if (eager) this.resolve(done, time, rank.pc, rank.pm, rank.pw);
       else this.resolve(done, time + cost, rank.pc, rank.pm + cost, rank.pw);
     } else if (shape === 'fromRoot' && instance.root) {
-      this.releaseAfterRoot(instance, arrival, this.costs.cost(op.comm, instance.members, op.collective, instance.payload));
+      this.releaseAfterRoot(instance, arrival, this.collectiveCost(op, instance));
     } else if (shape === 'toRoot' && !isRoot && eager) {
       this.resolve(done, time, rank.pc, rank.pm, rank.pw);
     } else {
@@ -808,7 +826,7 @@ export class PemEngine {
     }
     if (instance.arrived >= instance.members.length) {
       this.collectives.delete(key);
-      const cost = this.costs.cost(op.comm, instance.members, op.collective, instance.payload);
+      const cost = this.collectiveCost(op, instance);
       const last = instance.last;
       for (const waiting of instance.waiting) this.resolve(waiting.done, last.time + cost, last.pc, last.pm + cost, last.pw);
       if (this.input.network.stackCpu) {
@@ -818,6 +836,16 @@ export class PemEngine {
       }
     }
     return done;
+  }
+
+  private collectiveCost(op: PemOp, instance: CollectiveInstance): number {
+    if (Number.isNaN(instance.connect)) {
+      const seconds = this.input.network.connectSeconds ?? 0;
+      const opens = seconds > 0 && !this.connectedComms.has(op.comm) && this.costs.crossingBytes(op.comm, instance.members, op.collective, instance.payload).rounds > 0;
+      if (opens) this.connectedComms.add(op.comm);
+      instance.connect = opens ? seconds : 0;
+    }
+    return this.costs.cost(op.comm, instance.members, op.collective, instance.payload) + instance.connect;
   }
 
   private releaseAfterRoot(instance: CollectiveInstance, waiting: CollectiveInstance['waiting'][number], cost: number): void {

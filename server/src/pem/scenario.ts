@@ -91,8 +91,8 @@ export function parseMapText(text: string, file: string): number[] {
  * The engine's network: inter-node messages from `table`; intra-node ones from its intraNode
  * list when it has one, else from the traced table (changing the network leaves shared memory as
  * it was). The wait for a receiver's turn on a shared core is the machine's, not the network's:
- * from `table` when it was measured, else from the traced table. The stack's CPU per message is
- * the network's.
+ * from `table` when it was measured, else from the traced table. The stack's CPU per message and
+ * the cost of opening a connection are the network's.
  */
 export function engineNetwork(table: CommTable, traced: CommTable): EngineNetwork {
   const intra = table.intraNode?.length ? table : traced;
@@ -103,5 +103,6 @@ export function engineNetwork(table: CommTable, traced: CommTable): EngineNetwor
     oneWay: (bytes, sameNode) => (sameNode ? oneWaySeconds(intra, bytes, true) : oneWaySeconds(table, bytes, false)),
     receiverTurn: (ranksPerCore) => receiverTurnSeconds(sharing, ranksPerCore),
     stackCpu: table.stackCpu,
+    connectSeconds: table.connectSeconds,
   };
 }
