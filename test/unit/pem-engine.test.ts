@@ -276,6 +276,8 @@ test('a collective counts the rounds and bytes that cross nodes', () => {
   // All-to-all, steps 1 to 3 with blocks of 200 bytes: in each step some rank's partner is on the other node.
   assert.deepEqual(costs.crossingBytes(1, [0, 1, 2, 3], COLL_ALLTOALL, 800), { rounds: 3, bytes: 600 });
   assert.deepEqual(new CollectiveCosts([0, 0, 0, 0], () => 1).crossingBytes(0, [0, 1, 2, 3], 11, 800), { rounds: 0, bytes: 0 });
+  assert.deepEqual(costs.crossingPairs(0, [0, 1, 2, 3], 11), [[0, 2], [1, 3]]);
+  assert.deepEqual(costs.crossingPairs(1, [0, 1, 2, 3], COLL_ALLTOALL).length, 4, 'all-to-all: every pair across the nodes');
 });
 
 test('the first message between two ranks on different nodes opens the connection', () => {
@@ -291,4 +293,11 @@ test('the first message between two ranks on different nodes opens the connectio
   const barrier = (n: number) => Array.from({ length: n }, () => op(OpKind.Collective, { collective: 0 }));
   const collectives = run([[...barrier(2), op(OpKind.End)], [...barrier(2), op(OpKind.End)]], [0, 1], [1, 1], net);
   close(collectives.result.finishSeconds[0], 5 + 2, 'the first collective across nodes opens its connections, the second does not');
+  const afterMessage = run(
+    [[op(OpKind.Send, { peer: 1 }), ...barrier(1), op(OpKind.End)], [op(OpKind.Recv, { peer: 0 }), ...barrier(1), op(OpKind.End)]],
+    [0, 1],
+    [1, 1],
+    net,
+  );
+  close(afterMessage.result.finishSeconds[1], 5 + 1 + 1, 'a collective over a pair a message connected opens nothing');
 });

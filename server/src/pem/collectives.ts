@@ -48,6 +48,7 @@ function crossesAt(members: readonly number[], nodeOf: ArrayLike<number>, distan
  */
 export class CollectiveCosts {
   private readonly crossCache = new Map<string, boolean>();
+  private readonly pairCache = new Map<string, readonly (readonly [number, number])[]>();
   constructor(
     private readonly nodeOf: ArrayLike<number>,
     private readonly oneWay: (bytes: number, sameNode: boolean) => number,
@@ -68,6 +69,29 @@ export class CollectiveCosts {
       crossing.bytes += bytes;
     });
     return crossing;
+  }
+
+  /** The pairs of members (world ranks, lower first) that exchange a message across nodes in some round. */
+  crossingPairs(commKey: number, members: readonly number[], op: number): readonly (readonly [number, number])[] {
+    const key = `${commKey}:${op}`;
+    let pairs = this.pairCache.get(key);
+    if (pairs) return pairs;
+    const found = new Map<number, readonly [number, number]>();
+    const p = members.length;
+    const add = (i: number, j: number) => {
+      if (j >= p || this.nodeOf[members[i]] === this.nodeOf[members[j]]) return;
+      const a = Math.min(members[i], members[j]);
+      const b = Math.max(members[i], members[j]);
+      found.set(a * 4294967296 + b, [a, b]);
+    };
+    const pairwise = op === COLL_ALLTOALL || op === COLL_ALLTOALLV || op === COLL_ALLTOALLW;
+    for (let i = 0; i < p; i++) {
+      if (pairwise) for (let step = 1; step < p; step++) add(i, (i + step) % p);
+      else for (let distance = 1; distance < p; distance *= 2) add(i, i ^ distance);
+    }
+    pairs = [...found.values()];
+    this.pairCache.set(key, pairs);
+    return pairs;
   }
 
   /** Calls `visit` with each round's message size and whether it stays inside nodes. */

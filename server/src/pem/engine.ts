@@ -172,7 +172,7 @@ interface CollectiveInstance {
   last: Completion;
   root: Completion | null;
   waiting: { rank: number; arrival: number; pc: number; pm: number; pw: number; done: Completion }[];
-  /** Seconds of opening connections this instance pays (the first collective that crosses nodes on its communicator); NaN until known. */
+  /** Seconds of opening the connections its rounds need that no earlier message opened; NaN until known. */
   connect: number;
 }
 
@@ -376,8 +376,6 @@ export class PemEngine {
   private readonly turn: Float64Array;
   /** Pairs of ranks (lower × ranks + higher) on different nodes that have exchanged a message. */
   private readonly connected = new Set<number>();
-  /** Communicators whose collectives have crossed nodes (their connections are open). */
-  private readonly connectedComms = new Set<number>();
 
   constructor(private readonly input: EngineInput) {
     const n = input.streams.length;
@@ -415,6 +413,13 @@ export class PemEngine {
     if (this.connected.has(pair)) return 0;
     this.connected.add(pair);
     return seconds;
+  }
+
+  /** Opening the connections a collective's rounds need: once, however many (they open in parallel). */
+  private connectAll(pairs: readonly (readonly [number, number])[]): number {
+    let opened = 0;
+    for (const [a, b] of pairs) opened = Math.max(opened, this.connect(a, b));
+    return opened;
   }
 
   /** A message between nodes that arrives at `arrival`: the stack's work on both ends. */
@@ -840,10 +845,7 @@ export class PemEngine {
 
   private collectiveCost(op: PemOp, instance: CollectiveInstance): number {
     if (Number.isNaN(instance.connect)) {
-      const seconds = this.input.network.connectSeconds ?? 0;
-      const opens = seconds > 0 && !this.connectedComms.has(op.comm) && this.costs.crossingBytes(op.comm, instance.members, op.collective, instance.payload).rounds > 0;
-      if (opens) this.connectedComms.add(op.comm);
-      instance.connect = opens ? seconds : 0;
+      instance.connect = (this.input.network.connectSeconds ?? 0) > 0 ? this.connectAll(this.costs.crossingPairs(op.comm, instance.members, op.collective)) : 0;
     }
     return this.costs.cost(op.comm, instance.members, op.collective, instance.payload) + instance.connect;
   }
