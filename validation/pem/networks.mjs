@@ -2,7 +2,7 @@
 // (../shared/tools/netns-mpi, see its README and reference/netns-mpi.md):
 //   cp -r ../shared/tools/netns-mpi KIT && cd KIT && gcc -O2 -o nfqdelay nfqdelay.c -lnetfilter_queue -lnfnetlink && ./setup.sh
 //   npx tsc -p . && scripts/build-mpi.sh && node validation/pem/networks.mjs --kit KIT [--reps 5] [--results FILE]
-//   (then KIT/teardown.sh)
+//   (then KIT/teardown.sh); --keep DIR keeps every trace and table, --kept DIR predicts from them again
 // Two emulated nodes: namespaces ns0 and ns1 joined by a veth link shaped by nfqdelay (one FIFO
 // per direction: delay + size/rate, netem's rule), each node one core (pin-rank.sh: ranks 0-1 in
 // ns0 on core 0, ranks 2-3 in ns1 on core 1), halo with 4 ranks, Open MPI over TCP. The link
@@ -41,8 +41,10 @@ function option(name, fallback) {
   return i >= 0 ? process.argv[i + 1] : fallback;
 }
 
+// --kept DIR predicts again from what --keep DIR kept, without measuring.
+const kept = option('kept');
 const kit = option('kit');
-if (!kit) throw new Error('--kit DIR: a prepared copy of ../shared/tools/netns-mpi (see the header of this script)');
+if (!kit && !kept) throw new Error('--kit DIR: a prepared copy of ../shared/tools/netns-mpi (see the header of this script)');
 const reps = Number(option('reps', '5'));
 const build = process.env.CAUSAL_LENS_MPI_BUILD || path.join(root, 'build/mpi');
 const pinned = (nodes, argv) => [path.join(here, 'pin-rank.sh'), String(nodes), ...argv];
@@ -52,7 +54,9 @@ const NETWORKS = [
   { name: '100 Mbit/s + 100 µs', shape: ['100', '100'] },
   { name: '10 Mbit/s + 1 ms', shape: ['10', '1000'] },
 ];
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-pem-networks-'));
+// --keep DIR keeps the traces, tables and measured times (DIR/measured.json) to predict again from.
+const keep = option('keep');
+const work = keep ? (fs.mkdirSync(keep, { recursive: true }), keep) : fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-pem-networks-'));
 const sameNode = path.join(work, 'hosts-one-node');
 fs.writeFileSync(sameNode, 'node0 slots=2\n');
 
@@ -106,46 +110,53 @@ const median = (v) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-const measured = [];
-try {
-  for (const network of NETWORKS) {
-    await run(path.join(here, 'shape-per-node.sh'), [kit, ...network.shape]);
-    const pingpong = [path.join(build, 'causal-lens-pingpong'), '0.05'];
-    // Small messages give the emulator's cost per message, the full calibration its cost per byte.
-    const small = await pingPongAcross(network, 1024);
-    const across = await pingPongAcross(network, 16 << 20);
-    const perMessageSeconds = small.cpu / small.messages;
-    const perByteSeconds = Math.max(0, (across.cpu - perMessageSeconds * across.messages) / across.bytes);
-    const table = {
-      schema: COMM_TABLE_SCHEMA,
-      name: network.name,
-      source: 'measured',
-      createdAt: new Date().toISOString(),
-      eagerLimitBytes: 65536,
-      intraNode: parsePingPong(await mpirun(2, sameNode, {}, pinned(1, pingpong)), `${network.name}: ping-pong inside a node`),
-      interNode: across.points,
-      ...(small.cpu > 0 ? { stackCpu: { perMessageSeconds, perByteSeconds } } : {}),
-      // The first message of the run opened the TCP connection.
-      connectSeconds: Math.max(0, (across.first ?? 0) - across.points[0].seconds),
-    };
-    const traced = [];
-    const untraced = [];
-    for (let rep = 0; rep < reps; rep++) {
-      const traceDir = path.join(work, `${network.shape.join('-')}-${rep}`);
-      await mpirun(4, path.join(kit, 'hosts4'), { LD_PRELOAD: path.join(build, 'libcausal-lens-recorder.so'), CAUSAL_LENS_TRACE_DIR: traceDir }, PROGRAM);
-      const archive = path.join(traceDir, 'traces.otf2');
-      const { measuredSeconds } = await predictScenarios(archive, [], { tracedNetwork: table });
-      traced.push({ archive, measuredSeconds });
-      untraced.push(elapsed(await mpirun(4, path.join(kit, 'hosts4'), {}, PROGRAM)));
+/** Calibrates, traces and times every network. */
+async function measureNetworks() {
+  const measured = [];
+  try {
+    for (const network of NETWORKS) {
+      await run(path.join(here, 'shape-per-node.sh'), [kit, ...network.shape]);
+      const pingpong = [path.join(build, 'causal-lens-pingpong'), '0.05'];
+      // Small messages give the emulator's cost per message, the full calibration its cost per byte.
+      const small = await pingPongAcross(network, 1024);
+      const across = await pingPongAcross(network, 16 << 20);
+      const perMessageSeconds = small.cpu / small.messages;
+      const perByteSeconds = Math.max(0, (across.cpu - perMessageSeconds * across.messages) / across.bytes);
+      const table = {
+        schema: COMM_TABLE_SCHEMA,
+        name: network.name,
+        source: 'measured',
+        createdAt: new Date().toISOString(),
+        eagerLimitBytes: 65536,
+        intraNode: parsePingPong(await mpirun(2, sameNode, {}, pinned(1, pingpong)), `${network.name}: ping-pong inside a node`),
+        interNode: across.points,
+        ...(small.cpu > 0 ? { stackCpu: { perMessageSeconds, perByteSeconds } } : {}),
+        // The first message of the run opened the TCP connection.
+        connectSeconds: Math.max(0, (across.first ?? 0) - across.points[0].seconds),
+      };
+      const traced = [];
+      const untraced = [];
+      for (let rep = 0; rep < reps; rep++) {
+        const traceDir = path.join(work, `${network.shape.join('-')}-${rep}`);
+        await mpirun(4, path.join(kit, 'hosts4'), { LD_PRELOAD: path.join(build, 'libcausal-lens-recorder.so'), CAUSAL_LENS_TRACE_DIR: traceDir }, PROGRAM);
+        const archive = path.join(traceDir, 'traces.otf2');
+        const { measuredSeconds } = await predictScenarios(archive, [], { tracedNetwork: table });
+        traced.push({ archive, measuredSeconds });
+        untraced.push(elapsed(await mpirun(4, path.join(kit, 'hosts4'), {}, PROGRAM)));
+      }
+      measured.push({ network, table, traced, untraced });
+      process.stderr.write(
+        `${network.name}: one-way 8 B across ${(table.interNode.find((p) => p.bytes === 8).seconds * 1e6).toFixed(0)} µs; emulator CPU ${(perMessageSeconds * 1e6).toFixed(1)} µs per message + ${(perByteSeconds * 1e9).toFixed(2)} ns per byte; connection ${(table.connectSeconds * 1e3).toFixed(2)} ms; traced ${traced.map((t) => t.measuredSeconds.toFixed(3)).join(', ')} s; untraced ${untraced.map((t) => t.toFixed(3)).join(', ')} s\n`,
+      );
     }
-    measured.push({ network, table, traced, untraced });
-    process.stderr.write(
-      `${network.name}: one-way 8 B across ${(table.interNode.find((p) => p.bytes === 8).seconds * 1e6).toFixed(0)} µs; emulator CPU ${(perMessageSeconds * 1e6).toFixed(1)} µs per message + ${(perByteSeconds * 1e9).toFixed(2)} ns per byte; connection ${(table.connectSeconds * 1e3).toFixed(2)} ms; traced ${traced.map((t) => t.measuredSeconds.toFixed(3)).join(', ')} s; untraced ${untraced.map((t) => t.toFixed(3)).join(', ')} s\n`,
-    );
+  } finally {
+    await run(path.join(here, 'shape-per-node.sh'), [kit, 'none', '0']);
   }
-} finally {
-  await run(path.join(here, 'shape-per-node.sh'), [kit, 'none', '0']);
+  return measured;
 }
+
+const measured = kept ? JSON.parse(fs.readFileSync(path.join(kept, 'measured.json'), 'utf8')) : await measureNetworks();
+const repetitions = measured[0].traced.length;
 
 const rows = [];
 for (const from of measured) {
@@ -175,7 +186,7 @@ for (const from of measured) {
     });
   }
 }
-fs.writeFileSync(option('results', path.join(here, 'networks.json')), `${JSON.stringify({ date: new Date().toISOString(), reps, rows }, null, 1)}\n`);
+fs.writeFileSync(option('results', path.join(here, 'networks.json')), `${JSON.stringify({ date: new Date().toISOString(), reps: repetitions, rows }, null, 1)}\n`);
 const pct = (x) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}%`;
 process.stdout.write("| traced on | predicted for | error with the target runs' computations (median; range) | traced runs, median | untraced runs, median (spread) | predicted, tracing cost removed | raw error |\n|---|---|---|---|---|---|---|\n");
 for (const r of rows) {
@@ -183,5 +194,6 @@ for (const r of rows) {
     `| ${r.from} | ${r.to} | ${pct(r.errorPercent)} (${pct(r.errorRangePercent[0])} … ${pct(r.errorRangePercent[1])}) | ${r.tracedMedianSeconds.toFixed(3)} s | ${r.untracedMedianSeconds.toFixed(3)} s (${r.untracedSpreadPercent.toFixed(0)}%) | ${r.predictedUntracedSeconds.toFixed(3)} s | ${pct(r.rawErrorPercent)} |\n`,
   );
 }
-process.stdout.write(`\n${rows.filter((r) => Math.abs(r.errorPercent) <= 5).length} of ${rows.length} within 5% with the target runs' computations, ${rows.filter((r) => Math.abs(r.rawErrorPercent) <= 5).length} raw (reps ${reps})\n`);
-fs.rmSync(work, { recursive: true, force: true });
+process.stdout.write(`\n${rows.filter((r) => Math.abs(r.errorPercent) <= 5).length} of ${rows.length} within 5% with the target runs' computations, ${rows.filter((r) => Math.abs(r.rawErrorPercent) <= 5).length} raw (reps ${repetitions})\n`);
+if (keep) fs.writeFileSync(path.join(work, 'measured.json'), JSON.stringify(measured, null, 1));
+else fs.rmSync(work, { recursive: true, force: true });
