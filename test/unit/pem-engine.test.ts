@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mulberry32 } from '../../server/src/causal/random';
-import { COLL_ALLTOALL, COLL_BARRIER, CollectiveCosts } from '../../server/src/pem/collectives';
+import { COLL_ALLGATHER, COLL_ALLREDUCE, COLL_ALLTOALL, COLL_BARRIER, COLL_BCAST, COLL_GATHER, COLL_SCATTER, CollectiveCosts, collectiveRounds } from '../../server/src/pem/collectives';
 import { EngineInput, EngineNetwork, simulate } from '../../server/src/pem/engine';
 import { arrayStream, op, OpKind, PemOp } from '../../server/src/pem/ops';
 
@@ -94,18 +94,92 @@ test('round-robin sharing: k running ranks on C cores progress at C/k each', () 
   close(r.result.finishSeconds[0], 2, 'rank 0 alone while rank 1 waits');
 });
 
-test('collectives: everyone leaves at the last arrival plus the rounds; a bcast root does not wait', () => {
+test('collectives: each member leaves when its own rounds are done; a bcast root does not wait', () => {
   const net = wire(1e-3, 1e9);
+  const L = 1e-3 + 8e-9;
   const coll = (collective: number, computes: number[], root = -1) =>
     computes.map((compute) => [op(OpKind.Collective, { compute, collective, root, sizeSent: 8, sizeReceived: 8 }), op(OpKind.End)]);
-  const allreduce = run(coll(11, [1, 2, 3, 4]), [0, 1, 2, 3], [1, 1, 1, 1], net);
-  for (const f of allreduce.result.finishSeconds) close(f, 4 + 2 * (1e-3 + 8e-9), 'allreduce, 2 rounds');
-  const bcast = run(coll(1, [1, 0, 0, 0], 0), [0, 1, 2, 3], [1, 1, 1, 1], net);
+  // Recursive doubling, arrivals 1 2 3 4: rank 3, the last, has rank 2's round-1 value and rank 1's
+  // round-2 value (sent at 2 + L) waiting, so it leaves at once; rank 2 gets rank 3's at 4 + L and
+  // rank 0's round-2 value is already there; ranks 0 and 1 wait for the round-2 messages of 2 and 3.
+  const allreduce = run(coll(COLL_ALLREDUCE, [1, 2, 3, 4]), [0, 1, 2, 3], [1, 1, 1, 1], net);
+  const finish = allreduce.result.finishSeconds;
+  close(finish[3], 4, 'the last to arrive needs nothing more');
+  close(finish[2], 4 + L, 'its round-1 partner gets its value');
+  close(finish[0], 4 + 2 * L, 'two rounds after the last arrival');
+  close(finish[1], 4 + L, "rank 3's round-2 message left at 4");
+  const bcast = run(coll(COLL_BCAST, [1, 0, 0, 0], 0), [0, 1, 2, 3], [1, 1, 1, 1], net);
   close(bcast.result.finishSeconds[0], 1, 'root leaves');
-  close(bcast.result.finishSeconds[3], 1 + 2 * (1e-3 + 8e-9), 'leaves after the root plus the tree');
+  close(bcast.result.finishSeconds[3], 1 + 2 * L, 'leaves after the root plus the tree');
+  close(bcast.result.finishSeconds[1], 1 + L, "the root's second child");
   // On one node the rounds are intra-node (free here).
-  const local = run(coll(11, [1, 2]), [0, 0], [2], net);
+  const local = run(coll(COLL_ALLREDUCE, [1, 2]), [0, 0], [2], net);
   close(local.result.predictedSeconds, 2, 'intra-node allreduce');
+});
+
+test("a collective's rounds take the link in time order with the members' other messages", () => {
+  // Ranks 0, 1 on node 0 and 2, 3 on node 1; 1 ms per 1000 bytes on each node's outgoing link.
+  // Rank 1 reaches the allreduce last (at 1) and leaves at once; its 1000-byte message to rank 2
+  // leaves at 1 and holds node 0's link until 2, so rank 0's round-2 message (sent at 1, after
+  // rank 1's round-1 value) reaches rank 2 at 2 + latency, not 1 + latency.
+  const net: EngineNetwork = { ...wire(0.5, 1e12), linkSecondsPerByte: 1 / 1000 };
+  const allreduce = () => op(OpKind.Collective, { collective: COLL_ALLREDUCE, sizeSent: 0, sizeReceived: 0 });
+  const ops = [
+    [allreduce(), op(OpKind.End)],
+    [op(OpKind.KeepAlive, { compute: 1 }), allreduce(), op(OpKind.Isend, { peer: 2, bytes: 1000, request: 1 }), op(OpKind.Wait, { requests: [1] }), op(OpKind.End)],
+    [allreduce(), op(OpKind.Recv, { peer: 1, bytes: 1000 }), op(OpKind.End)],
+    [allreduce(), op(OpKind.End)],
+  ];
+  const { result } = run(ops, [0, 0, 1, 1], [2, 2], net);
+  close(result.finishSeconds[1], 1, "rank 1 leaves the allreduce at once (its partners' values are there)");
+  close(result.finishSeconds[2], 2.5, "rank 0's round-2 message queued behind rank 1's, then the latency");
+});
+
+test('collective rounds: the messages each member exchanges, by algorithm', () => {
+  const members = [0, 1, 2, 3, 4];
+  const rounds = (rank: number, fields: Partial<PemOp>) => {
+    const stream = collectiveRounds(arrayStream([op(OpKind.Collective, { compute: 2, ...fields }), op(OpKind.End)]), rank, new Map([[0, members]]), members, 1000, assert.fail);
+    const ops: string[] = [];
+    for (let o = stream.next(); o && o.kind !== OpKind.End; o = stream.next()) {
+      if (o.kind === OpKind.Wait) {
+        assert.equal(o.requests.length, 2, 'a wait for the exchange\'s receive and send');
+        ops.push('wait');
+        continue;
+      }
+      ops.push(`${o.kind === OpKind.Send || o.kind === OpKind.Isend ? 'to' : 'from'} ${o.peer}${o.kind === OpKind.Send || o.kind === OpKind.Isend ? ` ${o.bytes}` : ''}`);
+    }
+    return ops.join(', ');
+  };
+  // Binomial tree from root 1 over 5 members: relative ranks 0..4 are world ranks 1, 2, 3, 4, 0.
+  assert.equal(rounds(1, { collective: COLL_BCAST, root: 1, sizeSent: 8 }), 'to 0 8, to 3 8, to 2 8');
+  assert.equal(rounds(3, { collective: COLL_BCAST, root: 1, sizeReceived: 8 }), 'from 1, to 4 8');
+  // Scatter: the root's 5 blocks of 100; relative 4 gets 1 block, relative 2 its subtree of 2.
+  assert.equal(rounds(1, { collective: COLL_SCATTER, root: 1, sizeSent: 500 }), 'to 0 100, to 3 200, to 2 100');
+  // Gather to root 0: relative 2 (rank 2) gathers rank 3, then sends 2 blocks to the root.
+  assert.equal(rounds(2, { collective: COLL_GATHER, root: 0, sizeSent: 100 }), 'from 3, to 0 200');
+  assert.equal(rounds(0, { collective: COLL_GATHER, root: 0, sizeReceived: 500 }), 'from 1, from 2, from 4');
+  // Recursive doubling: rank 4 of 5 has partners 5 and 6 missing, only 0 at distance 4.
+  assert.equal(rounds(4, { collective: COLL_ALLREDUCE, sizeSent: 8 }), 'to 0 8, from 0');
+  assert.equal(rounds(1, { collective: COLL_ALLGATHER, sizeSent: 10, sizeReceived: 50 }), 'to 0 10, from 0, to 3 20, from 3');
+  assert.equal(rounds(0, { collective: COLL_BARRIER }), 'to 1 0, from 4, to 2 0, from 3, to 4 0, from 1');
+  assert.equal(rounds(0, { collective: COLL_ALLTOALL, sizeSent: 500 }), 'to 1 100, from 4, to 2 100, from 3, to 3 100, from 2, to 4 100, from 1');
+  // Above the eager limit (1000 here) an exchange posts its receive first and waits for both.
+  assert.equal(rounds(0, { collective: COLL_ALLTOALL, sizeSent: 50000 }), 'from 4, to 1 10000, wait, from 3, to 2 10000, wait, from 2, to 3 10000, wait, from 1, to 4 10000, wait');
+  // The collective's computation comes first; a one-member communicator is computation only.
+  const single = collectiveRounds(arrayStream([op(OpKind.Collective, { compute: 2, collective: COLL_ALLREDUCE })]), 0, new Map([[0, [0]]]), [0], 1000, assert.fail).next()!;
+  assert.deepEqual([single.kind, single.compute], [OpKind.KeepAlive, 2]);
+  const problems: string[] = [];
+  collectiveRounds(arrayStream([op(OpKind.Collective, { comm: 9, collective: COLL_ALLREDUCE })]), 0, new Map(), [0, 1], 1000, (text) => problems.push(text)).next();
+  assert.match(problems.join(), /communicator 9, which the trace does not define; taken as all ranks/);
+});
+
+test('the rounds a call cannot avoid, along one chain', () => {
+  const costs = new CollectiveCosts([0, 0, 1, 1], (_bytes, same) => (same ? 0 : 1));
+  // Allreduce, recursive doubling on 4 ranks in 2 nodes: the partner at distance 1 is on the same node, at 2 on the other.
+  assert.equal(costs.cost(0, [0, 1, 2, 3], COLL_ALLREDUCE, 800), 1);
+  // All-to-all, steps 1 to 3: in each step some rank's partner is on the other node.
+  assert.equal(costs.cost(1, [0, 1, 2, 3], COLL_ALLTOALL, 800), 3);
+  assert.equal(new CollectiveCosts([0, 0, 0, 0], () => 1).cost(0, [0, 1, 2, 3], COLL_ALLREDUCE, 800), 2);
 });
 
 test('a receive nobody sends is reported, not hung', () => {
@@ -267,19 +341,6 @@ test("the network stack's CPU per message between nodes takes a core from the ra
   close(together.result.finishSeconds[1], 10, 'inside a node there is no network stack');
 });
 
-test('a collective counts the rounds and bytes that cross nodes', () => {
-  const costs = new CollectiveCosts([0, 0, 1, 1], (_bytes, same) => (same ? 0 : 1));
-  // Allreduce (OTF2 op 11), recursive doubling on 4 ranks in 2 nodes: the partner at distance 1 is on the same node, at 2 on the other.
-  assert.deepEqual(costs.crossingBytes(0, [0, 1, 2, 3], 11, 800), { rounds: 1, bytes: 800 });
-  assert.equal(costs.cost(0, [0, 1, 2, 3], 11, 800), 1);
-  assert.deepEqual(costs.crossingBytes(0, [0, 1, 2, 3], COLL_BARRIER, 800), { rounds: 1, bytes: 0 });
-  // All-to-all, steps 1 to 3 with blocks of 200 bytes: in each step some rank's partner is on the other node.
-  assert.deepEqual(costs.crossingBytes(1, [0, 1, 2, 3], COLL_ALLTOALL, 800), { rounds: 3, bytes: 600 });
-  assert.deepEqual(new CollectiveCosts([0, 0, 0, 0], () => 1).crossingBytes(0, [0, 1, 2, 3], 11, 800), { rounds: 0, bytes: 0 });
-  assert.deepEqual(costs.crossingPairs(0, [0, 1, 2, 3], 11), [[0, 2], [1, 3]]);
-  assert.deepEqual(costs.crossingPairs(1, [0, 1, 2, 3], COLL_ALLTOALL).length, 4, 'all-to-all: every pair across the nodes');
-});
-
 test('the first message between two ranks on different nodes opens the connection', () => {
   const net: EngineNetwork = { ...wire(1, 1000), connectSeconds: 5 };
   const pingPong = [
@@ -293,11 +354,14 @@ test('the first message between two ranks on different nodes opens the connectio
   const barrier = (n: number) => Array.from({ length: n }, () => op(OpKind.Collective, { collective: 0 }));
   const collectives = run([[...barrier(2), op(OpKind.End)], [...barrier(2), op(OpKind.End)]], [0, 1], [1, 1], net);
   close(collectives.result.finishSeconds[0], 5 + 2, 'the first collective across nodes opens its connections, the second does not');
+  close(collectives.result.finishSeconds[1], 5 + 2, 'a message the other way while the connection opens waits for it too');
   const afterMessage = run(
     [[op(OpKind.Send, { peer: 1 }), ...barrier(1), op(OpKind.End)], [op(OpKind.Recv, { peer: 0 }), ...barrier(1), op(OpKind.End)]],
     [0, 1],
     [1, 1],
     net,
   );
-  close(afterMessage.result.finishSeconds[1], 5 + 1 + 1, 'a collective over a pair a message connected opens nothing');
+  // Rank 0's barrier message, sent at 0, waits for the connection its first message opens (until 5).
+  close(afterMessage.result.finishSeconds[1], 5 + 1, 'the barrier message waits for the open connection, then one latency');
+  close(afterMessage.result.finishSeconds[0], 5 + 1 + 1, "rank 1's barrier message, sent at 6, opens nothing");
 });

@@ -1,5 +1,6 @@
 // PEM validation on this machine: placements (Ps-PEM). Re-runnable:
 //   npx tsc -p . && scripts/build-mpi.sh && node validation/pem/validate.mjs [--reps 5] [--programs a,b] [--configs 2/1,2/2,...] [--results FILE]
+//   [--keep DIR] [--kept DIR] (keep the traces and times; predict from kept ones again without running)
 // For every program and every configuration N/M (N ranks on M emulated nodes: each node is one
 // core, ranks pinned in blocks by pin-rank.sh under taskset), the program runs REPS times under
 // the recorder, the configurations interleaved so that slow phases of this VM hit all of them.
@@ -53,7 +54,10 @@ const configs = option('configs', '2/1,2/2,4/1,4/2,8/1,8/2').split(',');
 const build = process.env.CAUSAL_LENS_MPI_BUILD || path.join(root, 'build/mpi');
 process.env.CAUSAL_LENS_MPI_BUILD = build;
 
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-pem-validation-'));
+// --keep DIR keeps the traces and measured times (DIR/measured.json); --kept DIR predicts from them again.
+const keep = option('keep');
+const kept = option('kept');
+const work = keep ? (fs.mkdirSync(keep, { recursive: true }), keep) : fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-pem-validation-'));
 
 /** Ping-pong between two ranks pinned like ranks of `nodes` emulated nodes (1: both on core 0). */
 async function pingPong(nodes) {
@@ -66,19 +70,6 @@ async function pingPong(nodes) {
 // The network of the emulated nodes: inside a node both ranks share one core (a message costs
 // a switch between them), between nodes they are on two cores; with more ranks on a core a
 // message also waits for its receiver's turn (sharedCore). Open MPI's vader eager limit.
-const traced = {
-  schema: COMM_TABLE_SCHEMA,
-  name: 'emulated nodes on this machine (pinned ping-pong)',
-  source: 'measured',
-  createdAt: new Date().toISOString(),
-  eagerLimitBytes: 4096,
-  intraNode: await pingPong(1),
-  interNode: await pingPong(2),
-  sharedCore: await measureSharedCore([2, 3, 4, 6, 8], 0.02),
-};
-process.stderr.write(`one-way 8 B: same core ${(traced.intraNode.find((p) => p.bytes === 8).seconds * 1e6).toFixed(2)} µs, two cores ${(traced.interNode.find((p) => p.bytes === 8).seconds * 1e6).toFixed(2)} µs\n`);
-process.stderr.write(`0 B with k ranks on one core: ${traced.sharedCore.map((p) => `${p.ranksPerCore}: ${(p.seconds * 1e6).toFixed(2)} µs`).join(", ")}\n`);
-
 /** Total compute CPU seconds of a trace (every rank's computation between MPI calls). */
 function computeSeconds(archivePath) {
   const archive = openOtf2Archive(archivePath);
@@ -104,27 +95,47 @@ async function untracedSeconds(program, np, nodes) {
   return Math.max(...[...result.stdout.matchAll(/elapsed rank=\d+ seconds=([\d.]+)/g)].map((m) => Number(m[1])));
 }
 
-const runs = {};
-for (let rep = 0; rep < reps; rep++) {
-  for (const program of programs) {
-    for (const config of configs) {
-      const [np, nodes] = config.split('/').map(Number);
-      const outDir = path.join(work, `${program}-${np}-${nodes}-${rep}`);
-      const summary = await recordTrace({
-        np,
-        outDir,
-        program: path.join(here, 'pin-rank.sh'),
-        args: [String(nodes), path.join(build, program), ...PROGRAMS[program]],
-      });
-      if (summary.truncated) throw new Error(`${program} ${config}: ${summary.truncated}`);
-      const [{ measuredSeconds }] = [await predictScenarios(summary.archive, [], { tracedNetwork: traced })];
-      const cpu = computeSeconds(summary.archive);
-      const untraced = await untracedSeconds(program, np, nodes);
-      (runs[`${program} ${config}`] ??= []).push({ archive: summary.archive, measuredSeconds, cpu, np, nodes, untraced });
-      process.stderr.write(`${program} ${config} rep ${rep + 1}: traced ${measuredSeconds.toFixed(3)} s, compute ${cpu.toFixed(3)} s, untraced ${untraced.toFixed(3)} s\n`);
+/** Calibrates the emulated nodes, then traces and times every configuration REPS times, interleaved. */
+async function measure() {
+  const traced = {
+    schema: COMM_TABLE_SCHEMA,
+    name: 'emulated nodes on this machine (pinned ping-pong)',
+    source: 'measured',
+    createdAt: new Date().toISOString(),
+    eagerLimitBytes: 4096,
+    intraNode: await pingPong(1),
+    interNode: await pingPong(2),
+    sharedCore: await measureSharedCore([2, 3, 4, 6, 8], 0.02),
+  };
+  process.stderr.write(`one-way 8 B: same core ${(traced.intraNode.find((p) => p.bytes === 8).seconds * 1e6).toFixed(2)} µs, two cores ${(traced.interNode.find((p) => p.bytes === 8).seconds * 1e6).toFixed(2)} µs\n`);
+  process.stderr.write(`0 B with k ranks on one core: ${traced.sharedCore.map((p) => `${p.ranksPerCore}: ${(p.seconds * 1e6).toFixed(2)} µs`).join(", ")}\n`);
+  const runs = {};
+  for (let rep = 0; rep < reps; rep++) {
+    for (const program of programs) {
+      for (const config of configs) {
+        const [np, nodes] = config.split('/').map(Number);
+        const outDir = path.join(work, `${program}-${np}-${nodes}-${rep}`);
+        const summary = await recordTrace({
+          np,
+          outDir,
+          program: path.join(here, 'pin-rank.sh'),
+          args: [String(nodes), path.join(build, program), ...PROGRAMS[program]],
+        });
+        if (summary.truncated) throw new Error(`${program} ${config}: ${summary.truncated}`);
+        const [{ measuredSeconds }] = [await predictScenarios(summary.archive, [], { tracedNetwork: traced })];
+        const cpu = computeSeconds(summary.archive);
+        const untraced = await untracedSeconds(program, np, nodes);
+        (runs[`${program} ${config}`] ??= []).push({ archive: summary.archive, measuredSeconds, cpu, np, nodes, untraced });
+        process.stderr.write(`${program} ${config} rep ${rep + 1}: traced ${measuredSeconds.toFixed(3)} s, compute ${cpu.toFixed(3)} s, untraced ${untraced.toFixed(3)} s\n`);
+      }
     }
   }
+  return { traced, runs };
 }
+
+const { traced, runs } = kept ? JSON.parse(fs.readFileSync(path.join(kept, 'measured.json'), 'utf8')) : await measure();
+if (keep) fs.writeFileSync(path.join(work, 'measured.json'), JSON.stringify({ traced, runs }));
+const repetitions = Object.values(runs)[0].length;
 
 const rows = [];
 for (const program of programs) {
@@ -174,14 +185,14 @@ for (const program of programs) {
   }
 }
 
-fs.writeFileSync(option('results', path.join(here, 'results.json')), `${JSON.stringify({ date: new Date().toISOString(), reps, rows }, null, 1)}\n`);
+fs.writeFileSync(option('results', path.join(here, 'results.json')), `${JSON.stringify({ date: new Date().toISOString(), reps: repetitions, rows }, null, 1)}\n`);
 const pct = (x) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}%`;
 process.stdout.write('| program | traced | predicted | untraced target, tracer removed, target computations (median; range) | traced target, target computations (median; range) | measured time / compute (median) | predicted / compute | speed-normalised error | spread of the measured runs | untraced runs, median s | predicted, tracing cost removed, s | raw error |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n');
 for (const r of rows) {
   process.stdout.write(`| ${r.program} | ${r.from} | ${r.to} | ${pct(r.untracedTargetErrorPercent)} (${pct(r.untracedTargetRangePercent[0])} … ${pct(r.untracedTargetRangePercent[1])}) | ${pct(r.targetComputeErrorPercent)} (${pct(r.targetComputeRangePercent[0])} … ${pct(r.targetComputeRangePercent[1])}) | ${r.measuredNormalised.toFixed(3)} | ${r.predictedNormalised.toFixed(3)} | ${r.errorPercent >= 0 ? '+' : ''}${r.errorPercent.toFixed(1)}% | ${r.spreadPercent.toFixed(0)}% | ${r.untracedMedianSeconds.toFixed(4)} | ${r.predictedUntracedSeconds.toFixed(4)} | ${r.rawErrorPercent >= 0 ? '+' : ''}${r.rawErrorPercent.toFixed(1)}% |\n`);
 }
 const within = (key) => rows.filter((r) => Math.abs(r[key]) <= 5).length;
-process.stdout.write(`\nwithin 5% of ${rows.length} (reps ${reps}): ${within('untracedTargetErrorPercent')} untraced targets with their traces' computations, ${within('targetComputeErrorPercent')} traced targets with their computations, ${within('errorPercent')} speed-normalised, ${within('rawErrorPercent')} raw\n`);
+process.stdout.write(`\nwithin 5% of ${rows.length} (reps ${repetitions}): ${within('untracedTargetErrorPercent')} untraced targets with their traces' computations, ${within('targetComputeErrorPercent')} traced targets with their computations, ${within('errorPercent')} speed-normalised, ${within('rawErrorPercent')} raw\n`);
 for (const program of programs) {
   const own = rows.filter((r) => r.program === program);
   for (const [key, what] of [['untracedTargetErrorPercent', 'untraced targets'], ['targetComputeErrorPercent', 'traced targets']]) {
@@ -189,4 +200,4 @@ for (const program of programs) {
     process.stdout.write(`${program}, ${what}: ${own.filter((r) => Math.abs(r[key]) <= 5).length} of ${own.length} within 5%, ${pct(Math.min(...errors))} … ${pct(Math.max(...errors))}\n`);
   }
 }
-fs.rmSync(work, { recursive: true, force: true });
+if (!keep) fs.rmSync(work, { recursive: true, force: true });

@@ -1,14 +1,18 @@
 // Collective operations as the point-to-point rounds of their usual algorithms (Thakur,
 // Rabenseifner, Gropp, "Optimization of collective communication operations in MPICH", 2005;
-// Open MPI's tuned component uses the same families at these sizes): each round costs one
-// one-way message time from the communication table, intra-node when every pair of that round
-// shares a node, else inter-node.
-//   barrier                      dissemination: ⌈log2 P⌉ rounds of 0 bytes
-//   bcast, reduce, scan          binomial tree: ⌈log2 P⌉ rounds of m bytes
-//   allreduce, reduce_scatter    recursive doubling: ⌈log2 P⌉ rounds of m bytes
-//   gather, scatter, allgather   recursive doubling / binomial: round k carries 2^k blocks of m/P
-//   alltoall(v,w)                pairwise exchange: P−1 rounds of m/P bytes
-// where m is the largest payload any member recorded (sizeSent or sizeReceived).
+// Open MPI's tuned component uses the same families at these sizes):
+//   barrier                      dissemination: ⌈log2 P⌉ rounds of 0 bytes, to i+2^k, from i−2^k
+//   bcast, scatter(v)            binomial tree from the root (scatter: a child's subtree of blocks)
+//   reduce, gather(v)            binomial tree to the root (gather: the sender's subtree of blocks)
+//   allgather(v)                 recursive doubling: round k exchanges 2^k blocks with i xor 2^k
+//   alltoall(v,w)                pairwise exchange: P−1 rounds of m/P bytes, to i+s, from i−s
+//   allreduce and the rest       recursive doubling: ⌈log2 P⌉ exchanges of m bytes with i xor 2^k
+// The engine runs them as messages (`collectiveRounds`): each member leaves when its own rounds
+// are done, and the rounds take links, turns and connections in time order with the members'
+// other messages. `CollectiveCosts` is the same rounds' one-way times along one chain: what a
+// call cannot avoid on the traced network (the first pass's smallest work inside calls).
+
+import { OpKind, PemOp, RankStream } from './ops';
 
 export const COLL_BARRIER = 0;
 export const COLL_BCAST = 1;
@@ -21,16 +25,8 @@ export const COLL_ALLGATHERV = 7;
 export const COLL_ALLTOALL = 8;
 export const COLL_ALLTOALLV = 9;
 export const COLL_ALLTOALLW = 10;
+export const COLL_ALLREDUCE = 11;
 export const COLL_REDUCE = 12;
-
-/** Who can leave before everyone arrived. */
-export type CollectiveShape = 'all' | 'fromRoot' | 'toRoot';
-
-export function collectiveShape(op: number): CollectiveShape {
-  if (op === COLL_BCAST || op === COLL_SCATTER || op === COLL_SCATTERV) return 'fromRoot';
-  if (op === COLL_REDUCE || op === COLL_GATHER || op === COLL_GATHERV) return 'toRoot';
-  return 'all';
-}
 
 /** Whether some pair `distance` apart (i, i xor distance) sits on different nodes. */
 function crossesAt(members: readonly number[], nodeOf: ArrayLike<number>, distance: number, xor: boolean): boolean {
@@ -48,7 +44,6 @@ function crossesAt(members: readonly number[], nodeOf: ArrayLike<number>, distan
  */
 export class CollectiveCosts {
   private readonly crossCache = new Map<string, boolean>();
-  private readonly pairCache = new Map<string, readonly (readonly [number, number])[]>();
   constructor(
     private readonly nodeOf: ArrayLike<number>,
     private readonly oneWay: (bytes: number, sameNode: boolean) => number,
@@ -58,40 +53,6 @@ export class CollectiveCosts {
     let total = 0;
     this.rounds(commKey, members, op, m, (bytes, same) => (total += this.oneWay(bytes, same)));
     return total;
-  }
-
-  /** Bytes each member sends between nodes in one collective (the sum over its rounds that cross). */
-  crossingBytes(commKey: number, members: readonly number[], op: number, m: number): { rounds: number; bytes: number } {
-    const crossing = { rounds: 0, bytes: 0 };
-    this.rounds(commKey, members, op, m, (bytes, same) => {
-      if (same) return;
-      crossing.rounds++;
-      crossing.bytes += bytes;
-    });
-    return crossing;
-  }
-
-  /** The pairs of members (world ranks, lower first) that exchange a message across nodes in some round. */
-  crossingPairs(commKey: number, members: readonly number[], op: number): readonly (readonly [number, number])[] {
-    const key = `${commKey}:${op}`;
-    let pairs = this.pairCache.get(key);
-    if (pairs) return pairs;
-    const found = new Map<number, readonly [number, number]>();
-    const p = members.length;
-    const add = (i: number, j: number) => {
-      if (j >= p || this.nodeOf[members[i]] === this.nodeOf[members[j]]) return;
-      const a = Math.min(members[i], members[j]);
-      const b = Math.max(members[i], members[j]);
-      found.set(a * 4294967296 + b, [a, b]);
-    };
-    const pairwise = op === COLL_ALLTOALL || op === COLL_ALLTOALLV || op === COLL_ALLTOALLW;
-    for (let i = 0; i < p; i++) {
-      if (pairwise) for (let step = 1; step < p; step++) add(i, (i + step) % p);
-      else for (let distance = 1; distance < p; distance *= 2) add(i, i ^ distance);
-    }
-    pairs = [...found.values()];
-    this.pairCache.set(key, pairs);
-    return pairs;
   }
 
   /** Calls `visit` with each round's message size and whether it stays inside nodes. */
@@ -107,7 +68,7 @@ export class CollectiveCosts {
     const rounds = Math.ceil(Math.log2(p));
     for (let k = 0; k < rounds; k++) {
       const bytes = op === COLL_BARRIER ? 0 : blocks ? Math.min(2 ** k, p) * (m / p) : m;
-      visit(bytes, !this.crosses(commKey, members, 2 ** k, true));
+      visit(bytes, !this.crosses(commKey, members, 2 ** k, op !== COLL_BARRIER));
     }
   }
 
@@ -117,4 +78,121 @@ export class CollectiveCosts {
     if (crosses === undefined) this.crossCache.set(key, (crosses = crossesAt(members, this.nodeOf, distance, xor)));
     return crosses;
   }
+}
+
+/** The tag of collective rounds' messages: no MPI tag is negative, so they never match the program's. */
+export const ROUND_TAG = -1;
+
+const isAlltoall = (op: number) => op === COLL_ALLTOALL || op === COLL_ALLTOALLV || op === COLL_ALLTOALLW;
+const fromRoot = (op: number) => op === COLL_BCAST || op === COLL_SCATTER || op === COLL_SCATTERV;
+const toRoot = (op: number) => op === COLL_REDUCE || op === COLL_GATHER || op === COLL_GATHERV;
+const inBlocks = (op: number) => op === COLL_SCATTER || op === COLL_SCATTERV || op === COLL_GATHER || op === COLL_GATHERV;
+
+/**
+ * `stream` with each Collective replaced by the point-to-point operations of its rounds as world
+ * rank `rank` performs them (blocking calls, or Irecv + Isend + Wait for an exchange). The
+ * collective's computation comes first; the payload is what this rank recorded (m, or the
+ * root's total of P blocks).
+ */
+export function collectiveRounds(
+  stream: RankStream,
+  rank: number,
+  communicators: ReadonlyMap<number, readonly number[]>,
+  worldRanks: readonly number[],
+  eagerLimitBytes: number,
+  problem: (text: string) => void,
+): RankStream {
+  // The engine is done with one collective's operations before it asks for the next, so they are reused.
+  const pool: PemOp[] = [];
+  let ready = 0;
+  let nextReady = 0;
+  // Far below the synthetic requests of otf2Ops (−1, −2, …) and the trace's own (≥ 0).
+  let request = -(2 ** 40);
+  const indexIn = new Map<number, number>();
+
+  const emit = (kind: OpKind, source: PemOp, peer: number, bytes: number): PemOp => {
+    let op = pool[ready];
+    if (!op) pool.push((op = new PemOp(kind)));
+    ready++;
+    op.kind = kind;
+    op.compute = 0;
+    op.comm = source.comm;
+    op.tag = ROUND_TAG;
+    op.collective = source.collective;
+    op.peer = peer;
+    op.bytes = bytes;
+    return op;
+  };
+  const exchange = (source: PemOp, to: number, from: number, bytes: number) => {
+    // An eager send never waits, so send-then-receive is the exchange, in two operations.
+    if (bytes <= eagerLimitBytes) {
+      emit(OpKind.Send, source, to, bytes);
+      emit(OpKind.Recv, source, from, 0);
+      return;
+    }
+    const recv = (emit(OpKind.Irecv, source, from, 0).request = request--);
+    const send = (emit(OpKind.Isend, source, to, bytes).request = request--);
+    const wait = emit(OpKind.Wait, source, -1, 0);
+    wait.requests.length = 0;
+    wait.requests.push(recv, send);
+  };
+
+  const expand = (op: PemOp): void => {
+    let members = communicators.get(op.comm);
+    if (!members) {
+      problem(`a collective on communicator ${op.comm}, which the trace does not define; taken as all ranks`);
+      members = worldRanks;
+    }
+    let i = indexIn.get(op.comm);
+    if (i === undefined) indexIn.set(op.comm, (i = members.indexOf(rank)));
+    const p = members.length;
+    if (i < 0) problem(`rank ${rank} calls a collective on communicator ${op.comm}, which does not hold it; taken as computation`);
+    if (i < 0 || p <= 1) return;
+    const m = Math.max(op.sizeSent, op.sizeReceived);
+    const c = op.collective;
+    if (c === COLL_BARRIER) {
+      for (let d = 1; d < p; d *= 2) exchange(op, members[(i + d) % p], members[(i - d + p) % p], 0);
+    } else if (isAlltoall(c)) {
+      for (let step = 1; step < p; step++) exchange(op, members[(i + step) % p], members[(i - step + p) % p], m / p);
+    } else if (fromRoot(c) || toRoot(c)) {
+      let root = members.indexOf(op.root);
+      if (root < 0) {
+        problem(`a rooted collective whose root (rank ${op.root}) is not in communicator ${op.comm}; taken as its first member`);
+        root = 0;
+      }
+      const v = (i - root + p) % p;
+      const block = inBlocks(c) ? (v === 0 ? m / p : m) : m;
+      const world = (relative: number) => members[(relative + root) % p];
+      // The lowest set bit of v is the round in which v hears from (or reports to) its parent.
+      let parentMask = 1;
+      while (parentMask < p && !(v & parentMask)) parentMask *= 2;
+      if (fromRoot(c)) {
+        if (v > 0) emit(OpKind.Recv, op, world(v - parentMask), 0);
+        for (let mask = parentMask / 2; mask >= 1; mask /= 2) {
+          if (v + mask < p) emit(OpKind.Send, op, world(v + mask), inBlocks(c) ? Math.min(mask, p - v - mask) * block : m);
+        }
+      } else {
+        for (let mask = 1; mask < parentMask && mask < p; mask *= 2) if (v + mask < p) emit(OpKind.Recv, op, world(v + mask), 0);
+        if (v > 0) emit(OpKind.Send, op, world(v - parentMask), inBlocks(c) ? Math.min(parentMask, p - v) * block : m);
+      }
+    } else {
+      const blocks = c === COLL_ALLGATHER || c === COLL_ALLGATHERV;
+      const block = blocks ? Math.max(op.sizeSent, op.sizeReceived / p) : m;
+      for (let d = 1; d < p; d *= 2) if ((i ^ d) < p) exchange(op, members[i ^ d], members[i ^ d], blocks ? Math.min(d, p) * block : m);
+    }
+  };
+
+  return {
+    next(): PemOp | undefined {
+      if (nextReady < ready) return pool[nextReady++];
+      const op = stream.next();
+      if (!op || op.kind !== OpKind.Collective) return op;
+      ready = 0;
+      nextReady = 0;
+      expand(op);
+      if (ready === 0) emit(OpKind.KeepAlive, op, -1, 0);
+      pool[0].compute = op.compute;
+      return pool[nextReady++];
+    },
+  };
 }

@@ -20,7 +20,7 @@
 //   always available, so Figure 3's wait for "each process has a current or pending event" and
 //   its keep-alive events are not needed to make progress; keep-alive operations in a stream
 //   only advance their node's clock and are dropped, as in the paper);
-// - a rank blocked in a receive, a wait or a collective is pending; it gets no CPU share.
+// - a rank blocked in a receive or a wait is pending; it gets no CPU share.
 // - inside a node a message is a copy through shared memory, done by the receiver's CPU: the
 //   size-dependent part of the one-way time, T(b) − T(0), is CPU work the receiver does when
 //   the message has arrived (sharing its node's cores like computation); only T(0) is delay.
@@ -35,14 +35,13 @@
 // send; the sender goes on) up to the table's eager limit and rendezvous above it (data leaves
 // when both sides are there: max(send + L₀, receive posted) + L₀ + T(bytes), which is the
 // handshake's two extra one-way delays when the receive was posted first); non-blocking sends
-// and receives completing in waits; collectives by their point-to-point rounds
-// (collectives.ts). The critical path is tracked forward: every rank carries the split
+// and receives completing in waits; collectives as the messages of their point-to-point rounds
+// (collectives.ts), run like any other. The critical path is tracked forward: every rank carries the split
 // (compute, communication, waiting for a CPU) of the longest path ending at its present, and a
 // completion caused by another rank takes that rank's path plus the communication.
-// Memory holds the operations in flight (unmatched messages, open requests and collectives),
-// never the trace.
+// Memory holds the operations in flight (unmatched messages, open requests), never the trace.
 
-import { CollectiveCosts, collectiveShape } from './collectives';
+import { ROUND_TAG, collectiveRounds } from './collectives';
 import { OpKind, PemOp, RankStream } from './ops';
 
 export interface EngineNetwork {
@@ -120,7 +119,6 @@ class RankState {
   pw = 0;
   /** Open requests by id. */
   readonly requests = new Map<number, Completion>();
-  readonly collectiveSeq = new Map<number, number>();
   /** While blocked: completions still unknown and the latest known one. */
   unresolved = 0;
   readonly until = new Completion();
@@ -163,17 +161,6 @@ interface PostedRecv {
 interface Channel {
   sends: Message[];
   recvs: PostedRecv[];
-}
-
-interface CollectiveInstance {
-  members: readonly number[];
-  arrived: number;
-  payload: number;
-  last: Completion;
-  root: Completion | null;
-  waiting: { rank: number; arrival: number; pc: number; pm: number; pw: number; done: Completion }[];
-  /** Seconds of opening the connections its rounds need that no earlier message opened; NaN until known. */
-  connect: number;
 }
 
 /** A node: its cores and the CPU share handed out so far, with a heap of running ranks by finish. */
@@ -363,8 +350,6 @@ export class PemEngine {
   private readonly nodes: NodeState[];
   private readonly queue = new EventQueue();
   private readonly channels = new Map<number, Map<number, Channel>>();
-  private readonly collectives = new Map<string, CollectiveInstance>();
-  private readonly costs: CollectiveCosts;
   private readonly popped = [0, 0, 0];
   private readonly problemCounts = new Map<string, number>();
   private readonly worldRanks: number[];
@@ -374,19 +359,17 @@ export class PemEngine {
   private readonly linkFree: Float64Array;
   /** Per node, the extra wait of a message for its receiver's turn on a shared core. */
   private readonly turn: Float64Array;
-  /** Pairs of ranks (lower × ranks + higher) on different nodes that have exchanged a message. */
-  private readonly connected = new Set<number>();
+  /** When the connection of a pair of ranks on different nodes (lower × ranks + higher) is open. */
+  private readonly connectedAt = new Map<number, number>();
 
   constructor(private readonly input: EngineInput) {
     const n = input.streams.length;
     this.nodes = input.coresPerNode.map((cores, index) => new NodeState(index, Math.max(1, cores)));
-    this.ranks = input.streams.map((stream, rank) => new RankState(rank, input.nodeOf[rank], stream));
     this.worldRanks = Array.from({ length: n }, (_, i) => i);
+    const problem = (text: string) => this.problem(text);
+    this.ranks = input.streams.map((stream, rank) => new RankState(rank, input.nodeOf[rank], collectiveRounds(stream, rank, input.communicators, this.worldRanks, input.network.eagerLimitBytes, problem)));
     this.linkFree = new Float64Array(input.coresPerNode.length);
     this.turn = receiverTurns(input);
-    // A collective's rounds wait for turns too; nodes of one placement hold the same share of ranks.
-    const roundTurn = Math.max(0, ...this.turn);
-    this.costs = new CollectiveCosts(input.nodeOf, (bytes, same) => input.network.oneWay(bytes, same) + roundTurn);
   }
 
   /** The network stack's work for `messages` messages of `bytes` in all between nodes: queued for `node` at `time`. */
@@ -405,21 +388,14 @@ export class PemEngine {
     this.scheduleNode(node);
   }
 
-  /** The connection cost of a message between ranks `a` and `b` on different nodes: paid by the first only. */
-  private connect(a: number, b: number): number {
+  /** The wait for the connection of ranks `a` and `b` on different nodes of a message sent at `time`: the first one opens it. */
+  private connect(a: number, b: number, time: number): number {
     const seconds = this.input.network.connectSeconds ?? 0;
     if (seconds <= 0) return 0;
     const pair = Math.min(a, b) * this.ranks.length + Math.max(a, b);
-    if (this.connected.has(pair)) return 0;
-    this.connected.add(pair);
-    return seconds;
-  }
-
-  /** Opening the connections a collective's rounds need: once, however many (they open in parallel). */
-  private connectAll(pairs: readonly (readonly [number, number])[]): number {
-    let opened = 0;
-    for (const [a, b] of pairs) opened = Math.max(opened, this.connect(a, b));
-    return opened;
+    let open = this.connectedAt.get(pair);
+    if (open === undefined) this.connectedAt.set(pair, (open = time + seconds));
+    return Math.max(0, open - time);
   }
 
   /** A message between nodes that arrives at `arrival`: the stack's work on both ends. */
@@ -629,7 +605,8 @@ export class PemEngine {
         return this.block(rank, completions, time, op.busy);
       }
       case OpKind.Collective:
-        return this.block(rank, [this.collective(rank, op, time)], time);
+        // collectiveRounds replaced every collective by its messages.
+        return true;
       case OpKind.KeepAlive:
         return true;
       case OpKind.End:
@@ -730,7 +707,7 @@ export class PemEngine {
     // The rendezvous handshake's two legs: one waits for the receiver's turn, one for the sender's.
     const zeroWay = eager ? 0 : network.oneWay(0, same) + (dstTurn + this.turn[this.input.nodeOf[rank.rank]]) / 2;
     const copy = same ? Math.max(0, network.oneWay(op.bytes, same) - network.oneWay(0, same)) : 0;
-    const oneWay = network.oneWay(op.bytes, same) - copy + dstTurn + (same ? 0 : this.connect(rank.rank, dst));
+    const oneWay = network.oneWay(op.bytes, same) - copy + dstTurn + (same ? 0 : this.connect(rank.rank, dst, time));
     const channel = this.channel(rank.rank, dst, op.comm, op.tag);
     const recv = channel.recvs.length > 0 ? channel.recvs.shift()! : undefined;
     if (recv) this.dropIfEmpty(rank.rank, dst, op.comm, op.tag, channel);
@@ -787,78 +764,15 @@ export class PemEngine {
     this.resolve(done, at, pc, pm, pw);
     if (msg.sender) this.resolve(msg.sender, at + msg.copy, pc, pm + msg.copy, pw);
   }
-
-  private collective(rank: RankState, op: PemOp, time: number): Completion {
-    const seq = rank.collectiveSeq.get(op.comm) ?? 0;
-    rank.collectiveSeq.set(op.comm, seq + 1);
-    const key = `${op.comm}:${seq}`;
-    let instance = this.collectives.get(key);
-    if (!instance) {
-      let members = this.input.communicators.get(op.comm);
-      if (!members) {
-        this.problem(`a collective on communicator ${op.comm}, which the trace does not define; taken as all ranks`);
-        members = this.worldRanks;
-      }
-      instance = { members, arrived: 0, payload: 0, last: new Completion(), root: null, waiting: [], connect: NaN };
-      this.collectives.set(key, instance);
-    }
-    const done = new Completion();
-    instance.arrived++;
-    instance.payload = Math.max(instance.payload, op.sizeSent, op.sizeReceived);
-    if (time >= instance.last.time) {
-      instance.last.time = time;
-      instance.last.pc = rank.pc;
-      instance.last.pm = rank.pm;
-      instance.last.pw = rank.pw;
-    }
-    const shape = collectiveShape(op.collective);
-    const eager = instance.payload <= this.input.network.eagerLimitBytes;
-    const isRoot = op.root === rank.rank;
-    const arrival = { rank: rank.rank, arrival: time, pc: rank.pc, pm: rank.pm, pw: rank.pw, done };
-    if (shape === 'fromRoot' && isRoot) {
-      instance.root = Object.assign(new Completion(), { time, pc: rank.pc, pm: rank.pm, pw: rank.pw, resolved: true });
-      const cost = this.collectiveCost(op, instance);
-      for (const waiting of instance.waiting) this.releaseAfterRoot(instance, waiting, cost);
-      instance.waiting = [];
-      if (eager) this.resolve(done, time, rank.pc, rank.pm, rank.pw);
-      else this.resolve(done, time + cost, rank.pc, rank.pm + cost, rank.pw);
-    } else if (shape === 'fromRoot' && instance.root) {
-      this.releaseAfterRoot(instance, arrival, this.collectiveCost(op, instance));
-    } else if (shape === 'toRoot' && !isRoot && eager) {
-      this.resolve(done, time, rank.pc, rank.pm, rank.pw);
-    } else {
-      instance.waiting.push(arrival);
-    }
-    if (instance.arrived >= instance.members.length) {
-      this.collectives.delete(key);
-      const cost = this.collectiveCost(op, instance);
-      const last = instance.last;
-      for (const waiting of instance.waiting) this.resolve(waiting.done, last.time + cost, last.pc, last.pm + cost, last.pw);
-      if (this.input.network.stackCpu) {
-        // Each member sends and receives one message per round that crosses nodes.
-        const crossing = this.costs.crossingBytes(op.comm, instance.members, op.collective, instance.payload);
-        for (const member of instance.members) this.stackWork(this.input.nodeOf[member], last.time + cost, crossing.rounds, crossing.bytes, 1);
-      }
-    }
-    return done;
-  }
-
-  private collectiveCost(op: PemOp, instance: CollectiveInstance): number {
-    if (Number.isNaN(instance.connect)) {
-      instance.connect = (this.input.network.connectSeconds ?? 0) > 0 ? this.connectAll(this.costs.crossingPairs(op.comm, instance.members, op.collective)) : 0;
-    }
-    return this.costs.cost(op.comm, instance.members, op.collective, instance.payload) + instance.connect;
-  }
-
-  private releaseAfterRoot(instance: CollectiveInstance, waiting: CollectiveInstance['waiting'][number], cost: number): void {
-    const root = instance.root!;
-    if (root.time + cost > waiting.arrival) this.resolve(waiting.done, root.time + cost, root.pc, root.pm + cost, root.pw);
-    else this.resolve(waiting.done, waiting.arrival, waiting.pc, waiting.pm, waiting.pw);
-  }
 }
 
 function describe(op: PemOp | undefined): string {
   if (!op) return 'nothing';
+  if (op.tag === ROUND_TAG) return `collective ${op.collective} on communicator ${op.comm} (${describeMessage(op)})`;
+  return describeMessage(op);
+}
+
+function describeMessage(op: PemOp): string {
   switch (op.kind) {
     case OpKind.Send:
       return `a send to rank ${op.peer} (tag ${op.tag}, ${op.bytes} bytes)`;
