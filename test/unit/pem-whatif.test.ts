@@ -13,6 +13,7 @@ import { recordTrace } from '../../server/src/mpi/recordTrace';
 import { predictScenarios } from '../../server/src/pem';
 import { communicatorRanks, openOtf2Archive } from '../../server/src/trace/otf2Archive';
 import { cpuTimeMetrics, Otf2RankStream } from '../../server/src/pem/otf2Ops';
+import { OpKind } from '../../server/src/pem/ops';
 
 const MPI_BUILD = path.join(os.tmpdir(), 'causal-lens-mpi-build');
 const WORK = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-whatif-'));
@@ -149,6 +150,27 @@ test('the smallest CPU time inside each kind of call is found (charged to blocki
     for (const call of ['MPI_Send', 'MPI_Recv']) assert.ok(names.includes(call), `rank ${rank.rank}: ${call} missing from ${names.join(', ')}`);
     for (const [region, smallest] of stream.facts.smallestCallCpu) assert.ok(smallest >= 0 && smallest < 1e-3, `rank ${rank.rank} ${archive.defs.regions.get(region)}: ${smallest}`);
   }
+});
+
+test('a call with MPI records is charged its kind\'s work, not its own CPU (an Irecv may copy a message in)', () => {
+  const archive = openOtf2Archive(traces.get('pipeline')!);
+  const comms = communicatorRanks(archive.defs);
+  const irecv = [...archive.defs.regions].find(([, name]) => name === 'MPI_Irecv')![0];
+  const rank = archive.ranks[1];
+  const totalCompute = (inCallCost: Map<number, number>) => {
+    const stream = new Otf2RankStream(archive, rank, comms, cpuTimeMetrics(archive), 0, { inCallCost });
+    let compute = 0;
+    let irecvs = 0;
+    for (let op = stream.next(); op; op = stream.next()) {
+      compute += op.compute;
+      if (op.kind === OpKind.Irecv) irecvs++;
+    }
+    return { compute, irecvs };
+  };
+  const free = totalCompute(new Map());
+  const charged = totalCompute(new Map([[irecv, 1]]));
+  assert.ok(free.irecvs > 0);
+  assert.ok(Math.abs(charged.compute - free.compute - free.irecvs) < 1e-6, `${charged.compute} − ${free.compute} ≠ ${free.irecvs} Irecv calls × 1 s`);
 });
 
 test('pipeline: the stages that poll with MPI_Test get busy waits, the first stage (which never polls) none', () => {
