@@ -7,8 +7,8 @@
 // per direction: delay + size/rate, netem's rule), each node one core (pin-rank.sh: ranks 0-1 in
 // ns0 on core 0, ranks 2-3 in ns1 on core 1), halo with 4 ranks, Open MPI over TCP. The link
 // emulator runs as one process per receiving node, pinned to its core (shape-per-node.sh), and its
-// CPU per message and per byte during the ping-pongs becomes the table's stackCpu, and the first
-// round trip less a later one its connectSeconds (TCP connections open at the first message). For each
+// CPU per message and per byte during the ping-pongs becomes the table's stackCpu, and the median first
+// round trip of its five runs less a later one its connectSeconds (TCP connections open at the first message). For each
 // network: calibrate (ping-pong pinned inside a node and across the link), then REPS traced and
 // REPS untraced runs, each under the kit's clean-run guard (guarded.sh: wait for a quiet
 // machine, retry runs that other processes disturbed). Every network's first trace predicts
@@ -49,6 +49,7 @@ const reps = Number(option('reps', '5'));
 const build = process.env.CAUSAL_LENS_MPI_BUILD || path.join(root, 'build/mpi');
 const pinned = (nodes, argv) => [path.join(here, 'pin-rank.sh'), String(nodes), ...argv];
 const PROGRAM = pinned(2, [path.join(build, 'halo'), '400000', '100']);
+const SMALL_RUNS = 4;
 const NETWORKS = [
   { name: 'unshaped', shape: ['none', '0'] },
   { name: '100 Mbit/s + 100 µs', shape: ['100', '100'] },
@@ -117,10 +118,12 @@ async function measureNetworks() {
     for (const network of NETWORKS) {
       await run(path.join(here, 'shape-per-node.sh'), [kit, ...network.shape]);
       const pingpong = [path.join(build, 'causal-lens-pingpong'), '0.05'];
-      // Small messages give the emulator's cost per message, the full calibration its cost per byte.
-      const small = await pingPongAcross(network, 1024);
+      // Small messages give the emulator's cost per message, the full calibration its cost per byte;
+      // every run's first round trip opens a connection (one sample each, so several small runs).
+      const smalls = [];
+      for (let i = 0; i < SMALL_RUNS; i++) smalls.push(await pingPongAcross(network, 1024));
       const across = await pingPongAcross(network, 16 << 20);
-      const perMessageSeconds = small.cpu / small.messages;
+      const perMessageSeconds = smalls.reduce((sum, run) => sum + run.cpu, 0) / smalls.reduce((sum, run) => sum + run.messages, 0);
       const perByteSeconds = Math.max(0, (across.cpu - perMessageSeconds * across.messages) / across.bytes);
       const table = {
         schema: COMM_TABLE_SCHEMA,
@@ -130,9 +133,8 @@ async function measureNetworks() {
         eagerLimitBytes: 65536,
         intraNode: parsePingPong(await mpirun(2, sameNode, {}, pinned(1, pingpong)), `${network.name}: ping-pong inside a node`),
         interNode: across.points,
-        ...(small.cpu > 0 ? { stackCpu: { perMessageSeconds, perByteSeconds } } : {}),
-        // The first message of the run opened the TCP connection.
-        connectSeconds: Math.max(0, (across.first ?? 0) - across.points[0].seconds),
+        ...(perMessageSeconds > 0 ? { stackCpu: { perMessageSeconds, perByteSeconds } } : {}),
+        connectSeconds: Math.max(0, median([...smalls, across].map((run) => run.first ?? 0)) - across.points[0].seconds),
       };
       const traced = [];
       const untraced = [];
