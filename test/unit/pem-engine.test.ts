@@ -188,6 +188,13 @@ test('a receive nobody sends is reported, not hung', () => {
   assert.match(result.problems.join('\n'), /rank 0 blocked in a receive from rank 1/);
 });
 
+test('a collective a member never joins is reported by name, with the round it waits in', () => {
+  const allreduce = op(OpKind.Collective, { collective: COLL_ALLREDUCE, sizeSent: 8, sizeReceived: 8 });
+  const { result } = run([[allreduce, op(OpKind.End)], [op(OpKind.End, { compute: 1 })]], [0, 1], [1, 1], INSTANT);
+  assert.equal(result.complete, false);
+  assert.match(result.problems.join('\n'), /rank 0 blocked in allreduce on communicator 0, in a receive from rank 1/);
+});
+
 /** A seeded embarrassingly parallel workload: computation, one final gather to rank 0. */
 function parallelWorkload(random: () => number, ranks: number): PemOp[][] {
   return Array.from({ length: ranks }, () => {

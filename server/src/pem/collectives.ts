@@ -28,6 +28,17 @@ export const COLL_ALLTOALLW = 10;
 export const COLL_ALLREDUCE = 11;
 export const COLL_REDUCE = 12;
 
+/** OTF2_CollectiveOp names (OTF2_Events.h), for messages about a collective. */
+const COLLECTIVE_NAMES = [
+  'barrier', 'bcast', 'gather', 'gatherv', 'scatter', 'scatterv', 'allgather', 'allgatherv', 'alltoall', 'alltoallv', 'alltoallw',
+  'allreduce', 'reduce', 'reduce_scatter', 'scan', 'exscan', 'reduce_scatter_block', 'create_handle', 'destroy_handle', 'allocate',
+  'deallocate', 'create_handle_and_allocate', 'destroy_handle_and_deallocate',
+];
+
+export function collectiveName(op: number): string {
+  return COLLECTIVE_NAMES[op] ?? `collective operation ${op}`;
+}
+
 /** Whether some pair `distance` apart (i, i xor distance) sits on different nodes. */
 function crossesAt(members: readonly number[], nodeOf: ArrayLike<number>, distance: number, xor: boolean): boolean {
   const p = members.length;

@@ -41,7 +41,7 @@
 // completion caused by another rank takes that rank's path plus the communication.
 // Memory holds the operations in flight (unmatched messages, open requests), never the trace.
 
-import { ROUND_TAG, collectiveRounds } from './collectives';
+import { ROUND_TAG, collectiveName, collectiveRounds } from './collectives';
 import { OpKind, PemOp, RankStream } from './ops';
 
 export interface EngineNetwork {
@@ -768,7 +768,10 @@ export class PemEngine {
 
 function describe(op: PemOp | undefined): string {
   if (!op) return 'nothing';
-  if (op.tag === ROUND_TAG) return `collective ${op.collective} on communicator ${op.comm} (${describeMessage(op)})`;
+  if (op.tag === ROUND_TAG) {
+    const step = op.kind === OpKind.Send ? `a send to rank ${op.peer}` : op.kind === OpKind.Recv ? `a receive from rank ${op.peer}` : 'an exchange';
+    return `${collectiveName(op.collective)} on communicator ${op.comm}, in ${step}`;
+  }
   return describeMessage(op);
 }
 
@@ -780,8 +783,6 @@ function describeMessage(op: PemOp): string {
       return `a receive from rank ${op.peer} (tag ${op.tag})`;
     case OpKind.Wait:
       return `a wait on ${op.requests.length} request(s)`;
-    case OpKind.Collective:
-      return `collective ${op.collective} on communicator ${op.comm}`;
     default:
       return `operation ${op.kind}`;
   }
