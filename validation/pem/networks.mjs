@@ -23,9 +23,9 @@
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readKept, workDir, writeKept } from './kept.mjs';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -57,7 +57,7 @@ const NETWORKS = [
 ];
 // --keep DIR keeps the traces, tables and measured times (DIR/measured.json) to predict again from.
 const keep = option('keep');
-const work = keep ? (fs.mkdirSync(keep, { recursive: true }), keep) : fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-pem-networks-'));
+const work = workDir(keep, 'causal-lens-pem-networks-');
 const sameNode = path.join(work, 'hosts-one-node');
 fs.writeFileSync(sameNode, 'node0 slots=2\n');
 
@@ -157,7 +157,7 @@ async function measureNetworks() {
   return measured;
 }
 
-const measured = kept ? JSON.parse(fs.readFileSync(path.join(kept, 'measured.json'), 'utf8')) : await measureNetworks();
+const measured = kept ? readKept(kept) : await measureNetworks();
 const repetitions = measured[0].traced.length;
 
 const rows = [];
@@ -197,5 +197,5 @@ for (const r of rows) {
   );
 }
 process.stdout.write(`\n${rows.filter((r) => Math.abs(r.errorPercent) <= 5).length} of ${rows.length} within 5% with the target runs' computations, ${rows.filter((r) => Math.abs(r.rawErrorPercent) <= 5).length} raw (reps ${repetitions})\n`);
-if (keep) fs.writeFileSync(path.join(work, 'measured.json'), JSON.stringify(measured, null, 1));
+if (keep) writeKept(work, measured);
 else fs.rmSync(work, { recursive: true, force: true });

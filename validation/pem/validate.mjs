@@ -20,9 +20,9 @@
 
 import { createRequire } from 'node:module';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readKept, workDir, writeKept } from './kept.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -57,7 +57,7 @@ process.env.CAUSAL_LENS_MPI_BUILD = build;
 // --keep DIR keeps the traces and measured times (DIR/measured.json); --kept DIR predicts from them again.
 const keep = option('keep');
 const kept = option('kept');
-const work = keep ? (fs.mkdirSync(keep, { recursive: true }), keep) : fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-pem-validation-'));
+const work = workDir(keep, 'causal-lens-pem-validation-');
 
 /** Ping-pong between two ranks pinned like ranks of `nodes` emulated nodes (1: both on core 0). */
 async function pingPong(nodes) {
@@ -133,8 +133,8 @@ async function measure() {
   return { traced, runs };
 }
 
-const { traced, runs } = kept ? JSON.parse(fs.readFileSync(path.join(kept, 'measured.json'), 'utf8')) : await measure();
-if (keep) fs.writeFileSync(path.join(work, 'measured.json'), JSON.stringify({ traced, runs }));
+const { traced, runs } = kept ? readKept(kept) : await measure();
+if (keep) writeKept(work, { traced, runs });
 const repetitions = Object.values(runs)[0].length;
 
 const rows = [];

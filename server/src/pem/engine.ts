@@ -372,11 +372,11 @@ export class PemEngine {
     this.turn = receiverTurns(input);
   }
 
-  /** The network stack's work for `messages` messages of `bytes` in all between nodes: queued for `node` at `time`. */
-  private stackWork(node: number, time: number, messages: number, bytes: number, share: number): void {
+  /** The network stack's work for `share` of one message of `bytes` between nodes: queued for `node` at `time`. */
+  private stackWork(node: number, time: number, bytes: number, share: number): void {
     const cpu = this.input.network.stackCpu;
-    if (!cpu || messages === 0) return;
-    const seconds = share * (messages * cpu.perMessageSeconds + bytes * cpu.perByteSeconds);
+    if (!cpu) return;
+    const seconds = share * (cpu.perMessageSeconds + bytes * cpu.perByteSeconds);
     // The queue's version slot carries the seconds of work for these entries.
     if (seconds > 0) this.queue.push(time, this.nodes.length + node, seconds);
   }
@@ -400,8 +400,8 @@ export class PemEngine {
 
   /** A message between nodes that arrives at `arrival`: the stack's work on both ends. */
   private crossed(src: number, dst: number, arrival: number, bytes: number): void {
-    this.stackWork(this.input.nodeOf[dst], arrival, 1, bytes, 0.5);
-    this.stackWork(this.input.nodeOf[src], arrival + this.input.network.oneWay(0, false), 1, bytes, 0.5);
+    this.stackWork(this.input.nodeOf[dst], arrival, bytes, 0.5);
+    this.stackWork(this.input.nodeOf[src], arrival + this.input.network.oneWay(0, false), bytes, 0.5);
   }
 
   /** Queueing delay of a message of `bytes` that starts to leave `node` at `departure` (and takes its turn). */
