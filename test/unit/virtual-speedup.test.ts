@@ -218,7 +218,10 @@ test('a real schedule (0/50/100% × 2 experiments) on the slow loop fills the pr
   }
   assert.equal(step.reason, 'enough', step.message);
   const profile = (await readProfileFile(plan.profilePath))!;
-  assert.equal(profile.problems.length, 0);
+  // COZ 0.2.2 now and then writes an experiment whose duration underflowed (about 1 run in 5 here);
+  // the reader skips it with a warning, and the schedule has already counted only the readable ones.
+  const unexpected = profile.problems.filter((p) => !/size_t underflow in COZ/.test(p.message));
+  assert.deepEqual(unexpected, []);
   assert.equal(profile.runs.length, runsCompleted);
   for (const count of step.counts) assert.ok(count.experiments >= 2, `${count.speedupPercent}%: ${count.experiments}`);
   assert.ok(profile.experiments.every((e) => e.selected === `${VIRTUAL_C}:${line}`), 'every experiment is on the fixed line');
