@@ -6,6 +6,10 @@
 //    Metric, Leave: 5 events; the recorder writes about that many, see part 2).
 // 2. With --trace, the whole pipeline on a real OTF2 archive: reader + conversion + engine,
 //    OTF2 events/s (every record otf2-print would show).
+// 3. With --record EVENTS (repeatable, e.g. 1e6 1e7 1e8), the same on a trace of about that many
+//    events recorded for the bench: samples/mpi/halo on 8 ranks (scripts/build-mpi.sh), as many
+//    iterations as it takes; the trace is deleted afterwards. Peak RSS per size shows whether
+//    memory stays flat as the trace grows.
 // Prints one JSON line per measurement.
 
 import { parseFlags } from '../server/src/cli/flags';
@@ -14,6 +18,11 @@ import { PemEngine } from '../server/src/pem/engine';
 import { predictScenarios } from '../server/src/pem';
 import { OpKind, PemOp, RankStream } from '../server/src/pem/ops';
 import { openOtf2Archive, openRankEvents } from '../server/src/trace/otf2Archive';
+import { builtFile } from '../server/src/mpi/artifacts';
+import { recordTrace } from '../server/src/mpi/recordTrace';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 
 function haloStream(rank: number, ranks: number, operations: number, seed: number): RankStream {
   const random = mulberry32(seed + rank);
@@ -128,12 +137,34 @@ async function benchTrace(trace: string): Promise<void> {
   );
 }
 
+/** OTF2 events the recorder writes per iteration of `halo 8000 N` on 8 ranks (3.72 M for N = 15000). */
+const HALO_EVENTS_PER_ITERATION = 248;
+
+async function benchRecorded(events: number): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-bench-pem-'));
+  try {
+    const iterations = Math.max(1, Math.round(events / HALO_EVENTS_PER_ITERATION));
+    const summary = await recordTrace({ np: 8, outDir: dir, program: builtFile('halo'), args: ['8000', String(iterations)] });
+    if (summary.truncated) throw new Error(`the bench trace is truncated: ${summary.truncated}`);
+    // The spool is only the recorder's; the archive is what the pipeline reads.
+    fs.rmSync(path.join(dir, 'spool'), { recursive: true, force: true });
+    await benchTrace(summary.archive);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const sizes = args.flatMap((a, i) => (a === '--ops' ? [Number(args[i + 1])] : []));
-  const { flags } = parseFlags(args.filter((a, i) => a !== '--ops' && args[i - 1] !== '--ops'), { ranks: 'integer', trace: 'string' });
-  for (const ops of sizes.length > 0 ? sizes : [1e6, 1e7, 1e8]) benchEngine(ops, (flags.ranks as number | undefined) ?? 16);
+  const repeated = (name: string) => args.flatMap((a, i) => (a === name ? [Number(args[i + 1])] : []));
+  const sizes = repeated('--ops');
+  const recorded = repeated('--record');
+  const { flags } = parseFlags(args.filter((a, i) => !['--ops', '--record'].includes(a) && !['--ops', '--record'].includes(args[i - 1])), { ranks: 'integer', trace: 'string' });
+  if (sizes.length > 0 || (recorded.length === 0 && !flags.trace)) {
+    for (const ops of sizes.length > 0 ? sizes : [1e6, 1e7, 1e8]) benchEngine(ops, (flags.ranks as number | undefined) ?? 16);
+  }
   if (flags.trace) await benchTrace(flags.trace as string);
+  for (const events of recorded) await benchRecorded(events);
 }
 
 main().catch((error) => {
