@@ -11,7 +11,8 @@ import * as path from 'node:path';
 import { runWhatif } from '../../server/src/cli/whatif';
 import { recordTrace } from '../../server/src/mpi/recordTrace';
 import { predictScenarios } from '../../server/src/pem';
-import { communicatorRanks, openOtf2Archive } from '../../server/src/trace/otf2Archive';
+import { communicatorRanks, openOtf2Archive, openRankEvents } from '../../server/src/trace/otf2Archive';
+import { EV_ENTER, EV_LEAVE, EV_METRIC } from '../../server/src/trace/otf2Events';
 import { cpuTimeMetrics, Otf2RankStream } from '../../server/src/pem/otf2Ops';
 import { OpKind } from '../../server/src/pem/ops';
 
@@ -171,6 +172,36 @@ test('a call with MPI records is charged its kind\'s work, not its own CPU (an I
   const charged = totalCompute(new Map([[irecv, 1]]));
   assert.ok(free.irecvs > 0);
   assert.ok(Math.abs(charged.compute - free.compute - free.irecvs) < 1e-6, `${charged.compute} − ${free.compute} ≠ ${free.irecvs} Irecv calls × 1 s`);
+});
+
+test("an Irecv's CPU above the smallest Irecv's is the copy of its message (measured only when that smallest is given)", () => {
+  const archive = openOtf2Archive(traces.get('pipeline')!);
+  const comms = communicatorRanks(archive.defs);
+  const irecv = [...archive.defs.regions].find(([, name]) => name === 'MPI_Irecv')![0];
+  const metrics = cpuTimeMetrics(archive);
+  for (const rank of archive.ranks.slice(1)) {
+    // Independently, from the raw events: each Irecv call's CPU (the metric at its Leave less at its Enter).
+    const calls: number[] = [];
+    const reader = openRankEvents(archive, rank);
+    let cpu = NaN;
+    let enteredAt = NaN;
+    while (reader.next()) {
+      if (reader.type === EV_METRIC && metrics.has(reader.metric)) cpu = reader.metricValues[0];
+      else if (reader.type === EV_ENTER && reader.region === irecv) enteredAt = cpu;
+      else if (reader.type === EV_LEAVE && reader.region === irecv) calls.push((cpu - enteredAt) * 1e-9);
+    }
+    const smallest = Math.min(...calls);
+    const copies = (options: object) => {
+      const stream = new Otf2RankStream(archive, rank, comms, metrics, 0, options);
+      const found: number[] = [];
+      for (let op = stream.next(); op; op = stream.next()) if (op.kind === OpKind.Irecv) found.push(op.copySeconds);
+      return found;
+    };
+    assert.ok(copies({}).every((c) => c === -1), `rank ${rank.rank}: unmeasured copies are -1`);
+    const measured = copies({ smallestCallCpu: new Map([[irecv, smallest]]) });
+    assert.equal(measured.length, calls.length);
+    measured.forEach((copy, i) => assert.ok(Math.abs(copy - (calls[i] - smallest)) < 1e-12, `rank ${rank.rank} Irecv ${i}: ${copy} ≠ ${calls[i]} − ${smallest}`));
+  }
 });
 
 test('pipeline: the stages that poll with MPI_Test get busy waits, the first stage (which never polls) none', () => {

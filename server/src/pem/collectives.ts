@@ -132,6 +132,7 @@ export function collectiveRounds(
     op.collective = source.collective;
     op.peer = peer;
     op.bytes = bytes;
+    op.copySeconds = -1;
     return op;
   };
   const exchange = (source: PemOp, to: number, from: number, bytes: number) => {

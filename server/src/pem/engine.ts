@@ -23,7 +23,8 @@
 // - a rank blocked in a receive or a wait is pending; it gets no CPU share.
 // - inside a node a message is a copy through shared memory, done by the receiver's CPU: the
 //   size-dependent part of the one-way time, T(b) − T(0), is CPU work the receiver does when
-//   the message has arrived (sharing its node's cores like computation); only T(0) is delay.
+//   the message has arrived (sharing its node's cores like computation), or the copy the trace
+//   measured for that receive when it took longer (PemOp.copySeconds); only T(0) is delay.
 //   Between nodes the whole one-way time is the network's (DMA, no CPU).
 // - messages leaving a node queue for its link (one FIFO per node and direction out, as a NIC,
 //   or the netns kit's emulated link): a message occupies it for bytes × linkSecondsPerByte
@@ -152,6 +153,8 @@ interface Message {
 
 interface PostedRecv {
   time: number;
+  /** The receive's traced copy (PemOp.copySeconds). */
+  copy: number;
   pc: number;
   pm: number;
   pw: number;
@@ -719,9 +722,10 @@ export class PemEngine {
       const queued = same ? 0 : this.linkQueue(srcNode, dataLeaves, op.bytes);
       const comm = (eager ? oneWay : 2 * zeroWay + oneWay) + queued;
       if (!same) this.crossed(rank.rank, dst, time + comm, op.bytes);
-      recv.done.work = copy;
+      const work = same ? Math.max(copy, recv.copy) : copy;
+      recv.done.work = work;
       this.resolve(recv.done, time + comm, rank.pc, rank.pm + comm, rank.pw);
-      if (!eager) this.resolve(done, time + comm + copy, rank.pc, rank.pm + comm + copy, rank.pw);
+      if (!eager) this.resolve(done, time + comm + work, rank.pc, rank.pm + comm + work, rank.pw);
     } else {
       // Eager data leaves now; rendezvous data when the receive is there (postRecv).
       const queued = same || !eager ? 0 : this.linkQueue(srcNode, time, op.bytes);
@@ -741,10 +745,12 @@ export class PemEngine {
     const msg = channel.sends.length > 0 ? channel.sends.shift()! : undefined;
     if (msg) this.dropIfEmpty(op.peer, rank.rank, op.comm, op.tag, channel);
     else {
-      channel.recvs.push({ time, pc: rank.pc, pm: rank.pm, pw: rank.pw, done });
+      channel.recvs.push({ time, copy: op.copySeconds, pc: rank.pc, pm: rank.pm, pw: rank.pw, done });
       return;
     }
-    done.work = msg.copy;
+    // Inside a node the receiver's copy takes at least the table's time, more when the trace measured more.
+    const work = msg.node < 0 ? Math.max(msg.copy, op.copySeconds) : msg.copy;
+    done.work = work;
     if (msg.eager) {
       const arrival = msg.time + msg.oneWay;
       if (arrival > time) this.resolve(done, arrival, msg.pc, msg.pm + msg.oneWay, msg.pw);
@@ -762,7 +768,7 @@ export class PemEngine {
     const pm = (senderFirst ? msg.pm : rank.pm) + comm;
     const pw = senderFirst ? msg.pw : rank.pw;
     this.resolve(done, at, pc, pm, pw);
-    if (msg.sender) this.resolve(msg.sender, at + msg.copy, pc, pm + msg.copy, pw);
+    if (msg.sender) this.resolve(msg.sender, at + work, pc, pm + work, pw);
   }
 }
 

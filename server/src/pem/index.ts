@@ -233,8 +233,8 @@ function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOption
     for (const [region, seconds] of stream.facts.smallestCallCpu) inCall.set(region, Math.min(seconds, inCall.get(region) ?? Infinity));
     return Number.isFinite(smallestGap) ? smallestGap : 0;
   });
-  if (eventCostSeconds === undefined) return () => open(archive.ranks.map(() => ({ inCallCost: inCall })));
+  if (eventCostSeconds === undefined) return () => open(archive.ranks.map(() => ({ inCallCost: inCall, smallestCallCpu: inCall })));
   const tracer = Math.min(...[...inCall.values()].filter((seconds) => seconds > 0));
   const work = new Map([...inCall].map(([region, seconds]) => [region, Math.max(0, seconds - tracer)]));
-  return () => open(smallestGaps.map((gap) => ({ inCallCost: work, eventCostSeconds: eventCostSeconds === 'auto' ? gap : eventCostSeconds })));
+  return () => open(smallestGaps.map((gap) => ({ inCallCost: work, smallestCallCpu: inCall, eventCostSeconds: eventCostSeconds === 'auto' ? gap : eventCostSeconds })));
 }

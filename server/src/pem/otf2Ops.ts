@@ -35,6 +35,8 @@ export interface TraceOpsOptions {
    * waits for nothing (the MPI library's, e.g. TCP system calls, and the tracer's).
    */
   inCallCost?: ReadonlyMap<number, number>;
+  /** Smallest CPU time of one call, by region (the first pass): a receiving call's CPU above it is its copy. */
+  smallestCallCpu?: ReadonlyMap<number, number>;
   /** Communication a call's operation cannot take less than (a collective's rounds); not work. */
   unavoidableSeconds?: (op: PemOp) => number;
   /** Bytes of each event file held in memory. */
@@ -86,6 +88,8 @@ export class Otf2RankStream implements RankStream {
   private regionCompletions: number[] = [];
   /** The call has MPI records: its communication is modelled, so it costs its kind's work. */
   private regionCommunicates = false;
+  /** The receives the current call posted (MPI_Irecv: what its CPU above the smallest copied in). */
+  private readonly regionReceives: PemOp[] = [];
   private syntheticRequest = -2;
   private readonly memberCache = new Map<number, readonly number[]>();
   private readonly mpiRegions: Set<number>;
@@ -201,6 +205,7 @@ export class Otf2RankStream implements RankStream {
         this.region = [];
         this.regionCompletions = [];
         this.regionCommunicates = false;
+        this.regionReceives.length = 0;
         return;
       case ev.EV_LEAVE:
         if (this.depth === 0) return;
@@ -252,6 +257,7 @@ export class Otf2RankStream implements RankStream {
         this.openIrecvs.set(r.request, op);
         this.regionCommunicates = true;
         this.region.push(op);
+        this.regionReceives.push(op);
         return;
       }
       case ev.EV_MPI_IRECV: {
@@ -328,6 +334,13 @@ export class Otf2RankStream implements RankStream {
       } else this.emit(wait);
     }
     const cpuSeconds = !Number.isNaN(this.cpu) && !Number.isNaN(this.regionStartCpu) ? Math.max(0, (this.cpu - this.regionStartCpu) * 1e-9) : NaN;
+    // Posting a receive whose message is there copies it in (Open MPI's single copy), and a
+    // posting never waits: its CPU above the smallest posting's is that copy.
+    const smallest = this.options.smallestCallCpu?.get(this.regionId);
+    if (smallest !== undefined && cpuSeconds >= 0 && this.regionReceives.length > 0) {
+      const share = Math.max(0, cpuSeconds - smallest) / this.regionReceives.length;
+      for (const receive of this.regionReceives) receive.copySeconds = share;
+    }
     // A call whose CPU clock did not advance says nothing about the tracer's cost.
     if (cpuSeconds > 0) {
       let work = cpuSeconds;
