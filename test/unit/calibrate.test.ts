@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCalibrate } from '../../server/src/cli/calibrate';
 import { UsageError } from '../../server/src/cli/flags';
-import { PingPongError, parseFirstOneWay, parsePingPong } from '../../server/src/mpi/calibration';
+import { PingPongError, medianPoints, parseFirstOneWay, parsePingPong } from '../../server/src/mpi/calibration';
 import { CALIBRATION_SIZES, loadCommTable, oneWaySeconds, parseCommTable } from '../../server/src/network/commTable';
 import { mulberry32 } from '../../server/src/causal/random';
 
@@ -30,7 +30,7 @@ test('calibrate measures every size from 0 B to 16 MiB and writes a table the ta
   const file = path.join(WORK, 'table.json');
   let out = '';
   let progress = '';
-  const code = await runCalibrate(['--out', file, '--seconds-per-size', '0.002'], (t) => (out += t), (t) => (progress += t));
+  const code = await runCalibrate(['--out', file, '--seconds-per-size', '0.002', '--repeat', '2'], (t) => (out += t), (t) => (progress += t));
   assert.equal(code, 0);
   assert.equal(out.trim(), file);
   measuredOutput = progress;
@@ -47,6 +47,16 @@ test('calibrate measures every size from 0 B to 16 MiB and writes a table the ta
   // Default --shared-core 2,4,8: with more ranks on the core a message waits longer for its receiver.
   assert.deepEqual(table.sharedCore!.map((p) => p.ranksPerCore), [2, 4, 8]);
   assert.ok(table.sharedCore![2].seconds > table.sharedCore![0].seconds, `8 ranks on a core (${table.sharedCore![2].seconds} s) should wait longer than 2 (${table.sharedCore![0].seconds} s)`);
+  // --repeat 2: two measurements, their spread reported, each point their median.
+  assert.equal(progress.match(/measurement \d of 2/g)?.length, 2);
+  assert.match(progress, /8-byte one-way over 2 measurements \d+\.\d\d–\d+\.\d\d µs; the table takes each point's median/);
+});
+
+test('medianPoints: each point the median of its measurements; different points are refused', () => {
+  const run = (...seconds: number[]) => seconds.map((s, i) => ({ bytes: 8 << i, seconds: s, samples: 10 }));
+  assert.deepEqual(medianPoints([run(3, 30), run(1, 10), run(2, 50)]), run(2, 30));
+  assert.deepEqual(medianPoints([run(1, 10), run(2, 40)]), run(1.5, 25));
+  assert.throws(() => medianPoints([run(1, 2), run(1)]), /different points/);
 });
 
 test('the committed table for this machine is valid', () => {

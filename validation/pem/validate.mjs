@@ -30,7 +30,7 @@ const require = createRequire(import.meta.url);
 const { recordTrace } = require(path.join(root, 'out/server/src/mpi/recordTrace.js'));
 const { predictScenarios } = require(path.join(root, 'out/server/src/pem/index.js'));
 const { COMM_TABLE_SCHEMA } = require(path.join(root, 'out/server/src/network/commTable.js'));
-const { parsePingPong, measureSharedCore } = require(path.join(root, 'out/server/src/mpi/calibration.js'));
+const { parsePingPong, measureSharedCore, medianPoints } = require(path.join(root, 'out/server/src/mpi/calibration.js'));
 const { mpirunArgv, runMpi } = require(path.join(root, 'out/server/src/mpi/launch.js'));
 const { openOtf2Archive, communicatorRanks } = require(path.join(root, 'out/server/src/trace/otf2Archive.js'));
 const { Otf2RankStream, cpuTimeMetrics } = require(path.join(root, 'out/server/src/pem/otf2Ops.js'));
@@ -98,11 +98,6 @@ async function untracedSeconds(program, np, nodes) {
 /** One calibration of the emulated nodes: the ping-pong on one core and on two, and with k ranks on a core. */
 async function calibrate() {
   return { intraNode: await pingPong(1), interNode: await pingPong(2), sharedCore: await measureSharedCore([2, 3, 4, 6, 8], 0.02) };
-}
-
-/** Point by point, the median of several calibrations' seconds (same sizes and k in each). */
-function medianPoints(lists) {
-  return lists[0].map((point, i) => ({ ...point, seconds: median(lists.map((list) => list[i].seconds)) }));
 }
 
 /** Calibrates the emulated nodes once per repetition and traces and times every configuration REPS times, interleaved. */

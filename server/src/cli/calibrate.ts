@@ -1,15 +1,17 @@
-// `causal-lens calibrate [--np 2] [--out FILE] [--seconds-per-size S] [--shared-core K,K...|none]
-// [--preset NAME]`: writes the communication-time table for this machine (intra-node ping-pong,
-// and the 0-byte one-way time with K ranks sharing one core), or with --preset one of the model
-// tables for a network one does not have.
+// `causal-lens calibrate [--np 2] [--out FILE] [--seconds-per-size S] [--repeat N] [--shared-core
+// K,K...|none] [--preset NAME]`: writes the communication-time table for this machine (intra-node
+// ping-pong, and the 0-byte one-way time with K ranks sharing one core; each point the median of
+// N measurements, their spread reported), or with --preset one of the model tables for a
+// network one does not have.
 
 import * as fs from 'node:fs';
 import { COMM_TABLE_PRESETS, CommTable, isCommTablePreset, presetCommTable } from '../network/commTable';
-import { measureIntraNode, measureSharedCore } from '../mpi/calibration';
+import { measureIntraNode, measureSharedCore, medianPoints } from '../mpi/calibration';
 import { UsageError, parseFlags } from './flags';
 
 const DEFAULT_SECONDS_PER_SIZE = 0.05;
 const DEFAULT_SHARED_CORE = '2,4,8';
+const DEFAULT_REPEAT = 3;
 
 function sharedCoreRanks(text: string): number[] {
   if (text === 'none') return [];
@@ -21,13 +23,15 @@ function sharedCoreRanks(text: string): number[] {
 }
 
 export async function runCalibrate(args: string[], out: (t: string) => void, err: (t: string) => void): Promise<number> {
-  const { flags, positional } = parseFlags(args, { np: 'integer', out: 'string', 'seconds-per-size': 'string', preset: 'string', 'shared-core': 'string' });
+  const { flags, positional } = parseFlags(args, { np: 'integer', out: 'string', 'seconds-per-size': 'string', repeat: 'integer', preset: 'string', 'shared-core': 'string' });
   if (positional.length) throw new UsageError(`calibrate takes no arguments, got "${positional[0]}"`);
   const np = (flags.np as number | undefined) ?? 2;
   if (np < 2) throw new UsageError('--np needs at least 2 ranks (the ping-pong runs between ranks 0 and 1)');
   const seconds = Number(flags['seconds-per-size'] ?? DEFAULT_SECONDS_PER_SIZE);
   if (!(seconds > 0)) throw new UsageError(`--seconds-per-size needs a positive number, got "${flags['seconds-per-size']}"`);
   const shared = sharedCoreRanks((flags['shared-core'] as string | undefined) ?? DEFAULT_SHARED_CORE);
+  const repeat = (flags.repeat as number | undefined) ?? DEFAULT_REPEAT;
+  if (repeat < 1) throw new UsageError(`--repeat needs at least 1 measurement, got ${repeat}`);
   let table: CommTable;
   const preset = flags.preset as string | undefined;
   if (preset !== undefined) {
@@ -36,11 +40,18 @@ export async function runCalibrate(args: string[], out: (t: string) => void, err
     }
     table = presetCommTable(preset);
   } else {
-    err(`causal-lens calibrate: ping-pong between 2 of ${np} ranks on this node, 0 B to 16 MiB\n`);
-    table = await measureIntraNode({ np, targetSeconds: seconds, onOutput: err });
-    if (shared.length) {
-      err(`causal-lens calibrate: 0-byte ping-pong with ${shared.join(', ')} ranks sharing core 0\n`);
-      table.sharedCore = await measureSharedCore(shared, seconds, 0, err);
+    const tables: CommTable[] = [];
+    for (let i = 1; i <= repeat; i++) {
+      err(`causal-lens calibrate: measurement ${i} of ${repeat}: ping-pong between 2 of ${np} ranks on this node, 0 B to 16 MiB${shared.length ? `; 0-byte ping-pong with ${shared.join(', ')} ranks sharing core 0` : ''}\n`);
+      const measured = await measureIntraNode({ np, targetSeconds: seconds, onOutput: err });
+      if (shared.length) measured.sharedCore = await measureSharedCore(shared, seconds, 0, err);
+      tables.push(measured);
+    }
+    table = { ...tables[0], intraNode: medianPoints(tables.map((t) => t.intraNode!)) };
+    if (shared.length) table.sharedCore = medianPoints(tables.map((t) => t.sharedCore!));
+    if (repeat > 1) {
+      const small = tables.map((t) => t.intraNode!.find((p) => p.bytes === 8)!.seconds * 1e6).sort((a, b) => a - b);
+      err(`causal-lens calibrate: 8-byte one-way over ${repeat} measurements ${small[0].toFixed(2)}–${small[small.length - 1].toFixed(2)} µs; the table takes each point's median\n`);
     }
   }
   const text = `${JSON.stringify(table, null, 2)}\n`;
