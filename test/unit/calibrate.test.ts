@@ -57,6 +57,9 @@ test('medianPoints: each point the median of its measurements; different points 
   assert.deepEqual(medianPoints([run(3, 30), run(1, 10), run(2, 50)]), run(2, 30));
   assert.deepEqual(medianPoints([run(1, 10), run(2, 40)]), run(1.5, 25));
   assert.throws(() => medianPoints([run(1, 2), run(1)]), /different points/);
+  assert.throws(() => medianPoints([run(1, 2), run(1, 2).map((p) => ({ ...p, bytes: p.bytes * 2 }))]), /different points/);
+  const shared = (...seconds: number[]) => seconds.map((s, i) => ({ ranksPerCore: 2 + 2 * i, seconds: s }));
+  assert.deepEqual(medianPoints([shared(1, 4), shared(3, 2), shared(2, 3)]), shared(2, 3));
 });
 
 test('the committed table for this machine is valid', () => {

@@ -35,12 +35,16 @@ export function parsePingPong(text: string, source: string): CommPoint[] {
 
 /**
  * Point by point, the median seconds of several measurements of the same points (the same
- * sizes, or the same ranks per core): one short calibration moves with a VM's speed as much as
- * a run does (1.68–2.67 µs one-way within minutes here). Throws when the points differ.
+ * sizes, or the same ranks per core; the other fields are the first measurement's): one short
+ * calibration moves with a VM's speed as much as a run does (1.68–2.67 µs one-way within
+ * minutes here). Throws when the points differ.
  */
-export function medianPoints<P extends { seconds: number }>(runs: readonly (readonly P[])[]): P[] {
+export function medianPoints<P extends { seconds: number; bytes?: number; ranksPerCore?: number }>(runs: readonly (readonly P[])[]): P[] {
   const [first] = runs;
-  if (!first || runs.some((run) => run.length !== first.length)) throw new PingPongError('the calibrations measured different points; they cannot be combined');
+  const where = (point: P) => point.bytes ?? point.ranksPerCore;
+  if (!first || runs.some((run) => run.length !== first.length || run.some((point, i) => where(point) !== where(first[i])))) {
+    throw new PingPongError('the calibrations measured different points; they cannot be combined');
+  }
   return first.map((point, i) => {
     const sorted = runs.map((run) => run[i].seconds).sort((a, b) => a - b);
     const mid = sorted.length >> 1;

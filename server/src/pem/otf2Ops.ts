@@ -336,8 +336,8 @@ export class Otf2RankStream implements RankStream {
     const cpuSeconds = !Number.isNaN(this.cpu) && !Number.isNaN(this.regionStartCpu) ? Math.max(0, (this.cpu - this.regionStartCpu) * 1e-9) : NaN;
     // Posting a receive whose message is there copies it in (Open MPI's single copy), and a
     // posting never waits: its CPU above the smallest posting's is that copy.
-    const smallest = this.options.smallestCallCpu?.get(this.regionId);
-    if (smallest !== undefined && cpuSeconds >= 0 && this.regionReceives.length > 0) {
+    const smallest = this.regionReceives.length > 0 ? this.options.smallestCallCpu?.get(this.regionId) : undefined;
+    if (smallest !== undefined && cpuSeconds >= 0) {
       const share = Math.max(0, cpuSeconds - smallest) / this.regionReceives.length;
       for (const receive of this.regionReceives) receive.copySeconds = share;
     }
