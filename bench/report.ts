@@ -6,15 +6,8 @@
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
+import { describeMachine } from './machine';
 import { Figure } from './stats';
-
-function cpuModel(): string {
-  try {
-    return /^model name\s*:\s*(.*)$/m.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? '?';
-  } catch {
-    return os.cpus()[0]?.model ?? '?';
-  }
-}
 
 const file = process.argv[2];
 const figures = fs
@@ -32,6 +25,5 @@ console.log('|---|---|---|---|');
 for (const row of rows) console.log(row);
 console.log();
 console.log(
-  `Machine: ${os.availableParallelism()} CPUs (nproc), ${cpuModel()}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM; ` +
-    `Node ${process.version}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} when the table was printed.`,
+  `Machine: ${describeMachine()}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} when the table was printed.`,
 );

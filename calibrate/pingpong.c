@@ -21,16 +21,20 @@ static int by_value(const void *a, const void *b) {
 enum { TAG_MORE = 0, TAG_LAST = 1 };
 
 /* One round trip; rank 0's tag tells rank 1 whether another one follows, so rank 0 alone decides
- * how many round trips a size gets. Returns 1 when rank 1 got the last one. */
-static int round_trip(int rank, char *buf, int bytes, int last, double *seconds) {
+ * how many round trips a size gets. Returns 1 when rank 1 got the last one.
+ * Each rank sends from one buffer and receives into another, as programs do (and as the OSU
+ * latency benchmark does): bouncing one buffer makes every copy between two cores write lines the
+ * other core holds, which measured 300 µs one-way for 512 KiB here against 48 µs with two
+ * buffers, and 47 µs for the pipeline program's real receive copies. */
+static int round_trip(int rank, char *send, char *recv, int bytes, int last, double *seconds) {
   double t0 = MPI_Wtime();
   MPI_Status st;
   if (rank == 0) {
-    MPI_Send(buf, bytes, MPI_BYTE, 1, last ? TAG_LAST : TAG_MORE, MPI_COMM_WORLD);
-    MPI_Recv(buf, bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(send, bytes, MPI_BYTE, 1, last ? TAG_LAST : TAG_MORE, MPI_COMM_WORLD);
+    MPI_Recv(recv, bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   } else if (rank == 1) {
-    MPI_Recv(buf, bytes, MPI_BYTE, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
-    MPI_Send(buf, bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+    MPI_Recv(recv, bytes, MPI_BYTE, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+    MPI_Send(send, bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
     last = st.MPI_TAG == TAG_LAST;
   }
   *seconds = MPI_Wtime() - t0;
@@ -48,14 +52,15 @@ int main(int argc, char **argv) {
     fprintf(stderr, "pingpong: needs 2 ranks\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
-  char *buf = malloc((size_t)max_bytes + 1);
-  memset(buf, 1, (size_t)max_bytes + 1);
+  char *send = malloc((size_t)max_bytes + 1), *recv = malloc((size_t)max_bytes + 1);
+  memset(send, 1, (size_t)max_bytes + 1);
+  memset(recv, 2, (size_t)max_bytes + 1);
   double *times = malloc(sizeof(double) * MAX_ROUND_TRIPS);
   for (long bytes = 0; bytes <= max_bytes; bytes = bytes ? bytes * 2 : 1) {
     double t;
     /* warm-up: the first round trips of a size pay for page faults and protocol set-up */
     for (int warm = 0; warm < 3; warm++) {
-      round_trip(rank, buf, (int)bytes, 0, &t);
+      round_trip(rank, send, recv, (int)bytes, 0, &t);
       /* The very first message also opens the connection (Open MPI's TCP BTL connects lazily). */
       if (rank == 0 && bytes == 0 && warm == 0) printf("first %.9e\n", t / 2);
     }
@@ -64,7 +69,7 @@ int main(int argc, char **argv) {
       double spent = 0;
       while (n < MAX_ROUND_TRIPS) {
         int last = n + 1 >= MIN_ROUND_TRIPS && (spent >= target || n + 1 == MAX_ROUND_TRIPS);
-        round_trip(rank, buf, (int)bytes, last, &t);
+        round_trip(rank, send, recv, (int)bytes, last, &t);
         times[n++] = t / 2;
         spent += t;
         if (last) break;
@@ -74,12 +79,13 @@ int main(int argc, char **argv) {
       printf("size %ld %d %.9e %.9e\n", bytes, n, median, times[0]);
       fflush(stdout);
     } else if (rank == 1) {
-      while (!round_trip(rank, buf, (int)bytes, 0, &t)) {
+      while (!round_trip(rank, send, recv, (int)bytes, 0, &t)) {
       }
     }
     MPI_Barrier(MPI_COMM_WORLD);
   }
-  free(buf);
+  free(send);
+  free(recv);
   free(times);
   MPI_Finalize();
   return 0;

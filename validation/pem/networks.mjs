@@ -25,7 +25,7 @@ import { createRequire } from 'node:module';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readKept, workDir, writeKept } from './kept.mjs';
+import { measuredOn, readKept, workDir, writeKept } from './kept.mjs';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -158,6 +158,7 @@ async function measureNetworks() {
 }
 
 const measured = kept ? readKept(kept) : await measureNetworks();
+const machine = measuredOn(kept);
 const repetitions = measured[0].traced.length;
 
 const rows = [];
@@ -188,7 +189,7 @@ for (const from of measured) {
     });
   }
 }
-fs.writeFileSync(option('results', path.join(here, 'networks.json')), `${JSON.stringify({ date: new Date().toISOString(), reps: repetitions, rows }, null, 1)}\n`);
+fs.writeFileSync(option('results', path.join(here, 'networks.json')), `${JSON.stringify({ date: new Date().toISOString(), machine, reps: repetitions, rows }, null, 1)}\n`);
 const pct = (x) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}%`;
 process.stdout.write("| traced on | predicted for | error with the target runs' computations (median; range) | traced runs, median | untraced runs, median (spread) | predicted, tracing cost removed | raw error |\n|---|---|---|---|---|---|---|\n");
 for (const r of rows) {
@@ -196,6 +197,6 @@ for (const r of rows) {
     `| ${r.from} | ${r.to} | ${pct(r.errorPercent)} (${pct(r.errorRangePercent[0])} … ${pct(r.errorRangePercent[1])}) | ${r.tracedMedianSeconds.toFixed(3)} s | ${r.untracedMedianSeconds.toFixed(3)} s (${r.untracedSpreadPercent.toFixed(0)}%) | ${r.predictedUntracedSeconds.toFixed(3)} s | ${pct(r.rawErrorPercent)} |\n`,
   );
 }
-process.stdout.write(`\n${rows.filter((r) => Math.abs(r.errorPercent) <= 5).length} of ${rows.length} within 5% with the target runs' computations, ${rows.filter((r) => Math.abs(r.rawErrorPercent) <= 5).length} raw (reps ${repetitions})\n`);
-if (keep) writeKept(work, measured);
+process.stdout.write(`\nmeasured on: ${machine}\n${rows.filter((r) => Math.abs(r.errorPercent) <= 5).length} of ${rows.length} within 5% with the target runs' computations, ${rows.filter((r) => Math.abs(r.rawErrorPercent) <= 5).length} raw (reps ${repetitions})\n`);
+if (keep) writeKept(work, measured, machine);
 else fs.rmSync(work, { recursive: true, force: true });

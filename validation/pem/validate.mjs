@@ -22,7 +22,7 @@ import { createRequire } from 'node:module';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readKept, workDir, writeKept } from './kept.mjs';
+import { measuredOn, readKept, workDir, writeKept } from './kept.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -145,7 +145,8 @@ async function measure() {
 }
 
 const { traced, runs } = kept ? readKept(kept) : await measure();
-if (keep) writeKept(work, { traced, runs });
+const machine = measuredOn(kept);
+if (keep) writeKept(work, { traced, runs }, machine);
 const repetitions = Object.values(runs)[0].length;
 
 const rows = [];
@@ -196,14 +197,14 @@ for (const program of programs) {
   }
 }
 
-fs.writeFileSync(option('results', path.join(here, 'results.json')), `${JSON.stringify({ date: new Date().toISOString(), reps: repetitions, rows }, null, 1)}\n`);
+fs.writeFileSync(option('results', path.join(here, 'results.json')), `${JSON.stringify({ date: new Date().toISOString(), machine, reps: repetitions, rows }, null, 1)}\n`);
 const pct = (x) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}%`;
 process.stdout.write('| program | traced | predicted | untraced target, tracer removed, target computations (median; range) | traced target, target computations (median; range) | measured time / compute (median) | predicted / compute | speed-normalised error | spread of the measured runs | untraced runs, median s | predicted, tracing cost removed, s | raw error |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n');
 for (const r of rows) {
   process.stdout.write(`| ${r.program} | ${r.from} | ${r.to} | ${pct(r.untracedTargetErrorPercent)} (${pct(r.untracedTargetRangePercent[0])} … ${pct(r.untracedTargetRangePercent[1])}) | ${pct(r.targetComputeErrorPercent)} (${pct(r.targetComputeRangePercent[0])} … ${pct(r.targetComputeRangePercent[1])}) | ${r.measuredNormalised.toFixed(3)} | ${r.predictedNormalised.toFixed(3)} | ${r.errorPercent >= 0 ? '+' : ''}${r.errorPercent.toFixed(1)}% | ${r.spreadPercent.toFixed(0)}% | ${r.untracedMedianSeconds.toFixed(4)} | ${r.predictedUntracedSeconds.toFixed(4)} | ${r.rawErrorPercent >= 0 ? '+' : ''}${r.rawErrorPercent.toFixed(1)}% |\n`);
 }
 const within = (key) => rows.filter((r) => Math.abs(r[key]) <= 5).length;
-process.stdout.write(`\nwithin 5% of ${rows.length} (reps ${repetitions}): ${within('untracedTargetErrorPercent')} untraced targets with their traces' computations, ${within('targetComputeErrorPercent')} traced targets with their computations, ${within('errorPercent')} speed-normalised, ${within('rawErrorPercent')} raw\n`);
+process.stdout.write(`\nmeasured on: ${machine}\nwithin 5% of ${rows.length} (reps ${repetitions}): ${within('untracedTargetErrorPercent')} untraced targets with their traces' computations, ${within('targetComputeErrorPercent')} traced targets with their computations, ${within('errorPercent')} speed-normalised, ${within('rawErrorPercent')} raw\n`);
 for (const program of programs) {
   const own = rows.filter((r) => r.program === program);
   for (const [key, what] of [['untracedTargetErrorPercent', 'untraced targets'], ['targetComputeErrorPercent', 'traced targets']]) {
