@@ -42,7 +42,8 @@ export class PemOp {
   busy = false;
   /**
    * Recv, Irecv: CPU seconds the traced calls spent on this receive beyond their kind's smallest
-   * (copying the message in, at the speed the run's caches gave it); −1: not measured.
+   * (copying the message in, at the speed the run's caches gave it): the posting, and the poll
+   * (MPI_Test family) that completed it; −1: not measured.
    */
   copySeconds = -1;
   constructor(public kind: OpKind) {}

@@ -9,7 +9,8 @@
 // every Enter and Leave); without that metric (Score-P traces), the elapsed time. Calls without
 // MPI records add their own duration to the computation; a call with one is charged its kind's
 // work (below), as its CPU beyond that is communication the operation models (an Irecv whose
-// message was already there copies it in, measured: 33 µs of a 512 KiB shared-memory receive).
+// message was already there copies it in, measured: 33 µs of a 512 KiB shared-memory receive, and
+// so does the MPI_Test that completes a receive).
 // Perturbation: recorded suspensions (BufferFlush, time..stopTime; the recorder busy-waits, so
 // they are CPU time as well) are removed; a per-call tracing cost can be removed from the
 // computations, and the tracer's own work inside blocking calls (which delays the message and
@@ -125,7 +126,9 @@ export class Otf2RankStream implements RankStream {
     for (;;) {
       if (this.readyHead < this.ready.length) {
         const head = this.ready[this.readyHead];
-        if (!(head.kind === OpKind.Irecv && this.openIrecvs.get(head.request) === head) || this.ended) {
+        // A posted receive is held until its completion names the source, and until the call
+        // that completed it ended (a completing poll measures its copy).
+        if (!(head.kind === OpKind.Irecv && (this.openIrecvs.get(head.request) === head || this.depth > 0)) || this.ended) {
           this.ready[this.readyHead++] = undefined as unknown as PemOp;
           if (this.readyHead > 1024 && this.readyHead * 2 > this.ready.length) {
             this.ready.splice(0, this.readyHead);
@@ -269,6 +272,8 @@ export class Otf2RankStream implements RankStream {
           posted.tag = r.tag;
           posted.bytes = r.length;
           this.regionCompletions.push(r.request);
+          // A poll that completes a receive does not wait either: it copies the message in.
+          if (this.pollRegions.has(this.regionId)) this.regionReceives.push(posted);
         } else {
           // A receive completed without a recorded post: treat it as a blocking receive.
           const op = new PemOp(OpKind.Recv);
@@ -334,12 +339,12 @@ export class Otf2RankStream implements RankStream {
       } else this.emit(wait);
     }
     const cpuSeconds = !Number.isNaN(this.cpu) && !Number.isNaN(this.regionStartCpu) ? Math.max(0, (this.cpu - this.regionStartCpu) * 1e-9) : NaN;
-    // Posting a receive whose message is there copies it in (Open MPI's single copy), and a
-    // posting never waits: its CPU above the smallest posting's is that copy.
+    // Posting a receive whose message is there copies it in (Open MPI's single copy), and so does
+    // the poll that completes one; neither waits: their CPU above their kind's smallest is that copy.
     const smallest = this.regionReceives.length > 0 ? this.options.smallestCallCpu?.get(this.regionId) : undefined;
     if (smallest !== undefined && cpuSeconds >= 0) {
       const share = Math.max(0, cpuSeconds - smallest) / this.regionReceives.length;
-      for (const receive of this.regionReceives) receive.copySeconds = share;
+      for (const receive of this.regionReceives) receive.copySeconds = Math.max(0, receive.copySeconds) + share;
     }
     // A call whose CPU clock did not advance says nothing about the tracer's cost.
     if (cpuSeconds > 0) {
