@@ -34,3 +34,19 @@ test('a rank that computed nothing keeps its computations', () => {
   const match = matchRankCompute(arrayStream(ops([OpKind.End, 0])), arrayStream(ops([OpKind.Send, 1], [OpKind.End, 1])));
   assert.deepEqual(match, { sameCalls: false, scale: 1 });
 });
+
+test("measured receive copies follow the computations: the other trace's one by one, or scaled; unmeasured ones stay unmeasured", () => {
+  const copies = (stream: { next(): PemOp | undefined }): number[] => {
+    const out: number[] = [];
+    for (let o = stream.next(); o; o = stream.next()) out.push(o.copySeconds);
+    return out;
+  };
+  const own = () => [op(OpKind.Irecv, { compute: 1, copySeconds: 0.5 }), op(OpKind.Irecv, { compute: 1 }), op(OpKind.End, { compute: 2 })];
+  const same = () => [op(OpKind.Irecv, { compute: 2, copySeconds: 0.25 }), op(OpKind.Irecv, { compute: 2, copySeconds: 0.75 }), op(OpKind.End, { compute: 4 })];
+  const sameMatch = matchRankCompute(arrayStream(own()), arrayStream(same()));
+  assert.deepEqual(copies(withComputeFrom(arrayStream(own()), arrayStream(same()), sameMatch)), [0.25, 0.75, -1]);
+  const other = () => [op(OpKind.Irecv, { compute: 6 }), op(OpKind.End, { compute: 6 })];
+  const otherMatch = matchRankCompute(arrayStream(own()), arrayStream(other()));
+  assert.deepEqual(otherMatch, { sameCalls: false, scale: 3 });
+  assert.deepEqual(copies(withComputeFrom(arrayStream(own()), arrayStream(other()), otherMatch)), [1.5, -1, -1]);
+});

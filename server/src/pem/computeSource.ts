@@ -5,7 +5,9 @@
 // computation (another CPU, another compiler) get the same what-if.
 // A rank that made the same calls in both traces takes the other trace's computations one by
 // one; a rank whose calls differ (MPI_ANY_SOURCE task assignment, timing-dependent MPI_Test
-// polls) keeps its own, scaled by the ratio of the two traces' totals for that rank.
+// polls) keeps its own, scaled by the ratio of the two traces' totals for that rank. The receive
+// copies the traces measured (PemOp.copySeconds) are CPU work on the same cores and follow the
+// computations: taken one by one, or scaled.
 
 import { Otf2Archive } from '../trace/otf2Archive';
 import { PemOp, RankStream } from './ops';
@@ -40,8 +42,14 @@ export function withComputeFrom(own: RankStream, other: RankStream, match: RankC
     next: (): PemOp | undefined => {
       const op = own.next();
       if (!op) return op;
-      if (match.sameCalls) op.compute = other.next()?.compute ?? op.compute;
-      else op.compute *= match.scale;
+      if (match.sameCalls) {
+        const theirs = other.next();
+        op.compute = theirs?.compute ?? op.compute;
+        if (theirs && theirs.copySeconds >= 0) op.copySeconds = theirs.copySeconds;
+      } else {
+        op.compute *= match.scale;
+        if (op.copySeconds > 0) op.copySeconds *= match.scale;
+      }
       return op;
     },
   };
