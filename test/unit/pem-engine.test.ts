@@ -390,3 +390,26 @@ test('the first message between two ranks on different nodes opens the connectio
   close(afterMessage.result.finishSeconds[1], 5 + 1, 'the barrier message waits for the open connection, then one latency');
   close(afterMessage.result.finishSeconds[0], 5 + 1 + 1, "rank 1's barrier message, sent at 6, opens nothing");
 });
+
+test('messages on more tags than the engine keeps idle channels for still match: in flight across a sweep, and again after it', () => {
+  // 10,000 tags, all in flight at once (the receives are posted in the opposite order, after
+  // every send), then the same tags again one at a time: both phases pass the channel sweep.
+  const tags = 10_000;
+  const sender: PemOp[] = [];
+  const receiver: PemOp[] = [];
+  for (let tag = 0; tag < tags; tag++) sender.push(op(OpKind.Send, { peer: 1, tag, bytes: 8 }));
+  for (let tag = tags - 1; tag >= 0; tag--) receiver.push(op(OpKind.Recv, { compute: tag === tags - 1 ? 1 : 0, peer: 0, tag, bytes: 8 }));
+  for (let tag = 0; tag < tags; tag++) {
+    sender.push(op(OpKind.Recv, { peer: 1, tag, bytes: 8 }));
+    receiver.push(op(OpKind.Send, { compute: 1e-6, peer: 0, tag, bytes: 8 }));
+  }
+  sender.push(op(OpKind.End));
+  receiver.push(op(OpKind.End));
+  const { result } = run([sender, receiver], [0, 1], [1, 1], wire(1e-6, 1e9));
+  assert.deepEqual(result.problems, []);
+  assert.ok(result.complete);
+  // The receiver computes 1 s before its first receive, then 10,000 × 1 µs before its sends; the
+  // last reply reaches the sender one latency (+ 8 B) after it leaves.
+  close(result.finishSeconds[1], 1 + tags * 1e-6, 'receiver');
+  close(result.finishSeconds[0], 1 + tags * 1e-6 + 1e-6 + 8 / 1e9, 'sender');
+});

@@ -338,6 +338,9 @@ class EventQueue {
   }
 }
 
+/** Channels (pairs of ranks × communicator × tag) kept before the idle ones are forgotten. */
+const CHANNEL_SWEEP_AT = 4096;
+
 /** Queue ids ≥ 0 are nodes; a rank r whose blocking operation completes is −1 − r. */
 const rankEventId = (rank: number) => -1 - rank;
 
@@ -353,6 +356,8 @@ export class PemEngine {
   private readonly nodes: NodeState[];
   private readonly queue = new EventQueue();
   private readonly channels = new Map<number, Map<number, Channel>>();
+  private channelCount = 0;
+  private channelSweepAt = CHANNEL_SWEEP_AT;
   private readonly popped = [0, 0, 0];
   private readonly problemCounts = new Map<string, number>();
   private readonly worldRanks: number[];
@@ -493,24 +498,30 @@ export class PemEngine {
   /** Reports the bursts of `node` that end at `time`, then runs their operations. */
   private completeBursts(node: NodeState, time: number): void {
     node.advance(time);
-    const done: RankState[] = [];
+    // Usually one burst ends at a time: no array for it.
+    let first: RankState | undefined;
+    let more: RankState[] | undefined;
     const tolerance = 1e-12 * Math.max(1, node.served);
     while (node.running > 0 && node.nextFinish() <= node.served + tolerance) {
       const rank = node.pop();
       if (rank.resuming) rank.pm += rank.burstCpu;
       else rank.pc += rank.burstCpu;
       rank.pw += time - rank.burstStart - rank.burstCpu;
-      done.push(rank);
+      if (!first) first = rank;
+      else (more ??= []).push(rank);
     }
     this.scheduleNode(node);
-    for (const rank of done) {
-      rank.status = 0;
-      if (rank.resuming) {
-        rank.resuming = false;
-        this.report(rank, time);
-        this.nextOp(rank, time);
-      } else this.execute(rank, time);
-    }
+    if (first) this.afterBurst(first, time);
+    if (more) for (const rank of more) this.afterBurst(rank, time);
+  }
+
+  private afterBurst(rank: RankState, time: number): void {
+    rank.status = 0;
+    if (rank.resuming) {
+      rank.resuming = false;
+      this.report(rank, time);
+      this.nextOp(rank, time);
+    } else this.execute(rank, time);
   }
 
   private scheduleNode(node: NodeState): void {
@@ -678,21 +689,34 @@ export class PemEngine {
 
   private channel(src: number, dst: number, comm: number, tag: number): Channel {
     const pair = src * this.ranks.length + dst;
+    const key = comm * 4294967296 + tag;
+    let channel = this.channels.get(pair)?.get(key);
+    if (channel) return channel;
+    // Sweep before adding: the new channel is empty until its caller uses it.
+    if (this.channelCount >= this.channelSweepAt) this.sweepChannels();
     let byTag = this.channels.get(pair);
     if (!byTag) this.channels.set(pair, (byTag = new Map()));
-    const key = comm * 4294967296 + tag;
-    let channel = byTag.get(key);
-    if (!channel) byTag.set(key, (channel = { sends: [], recvs: [] }));
+    byTag.set(key, (channel = { sends: [], recvs: [] }));
+    this.channelCount++;
     return channel;
   }
 
-  /** Forgets a channel with nothing in flight, so memory follows the messages in flight, not the tags ever used. */
-  private dropIfEmpty(src: number, dst: number, comm: number, tag: number, channel: Channel): void {
-    if (channel.sends.length > 0 || channel.recvs.length > 0) return;
-    const pair = src * this.ranks.length + dst;
-    const byTag = this.channels.get(pair)!;
-    byTag.delete(comm * 4294967296 + tag);
-    if (byTag.size === 0) this.channels.delete(pair);
+  /**
+   * Forgets the channels with nothing in flight, so memory follows the messages in flight and a
+   * bounded number of idle channels, not the tags ever used. Idle channels are kept until then
+   * because most are used again at once (the next iteration's message): dropping each as it
+   * emptied made a channel per message, a sixth of the whole pipeline's time in GC.
+   */
+  private sweepChannels(): void {
+    this.channelCount = 0;
+    for (const [pair, byTag] of this.channels) {
+      for (const [key, channel] of byTag) {
+        if (channel.sends.length === 0 && channel.recvs.length === 0) byTag.delete(key);
+        else this.channelCount++;
+      }
+      if (byTag.size === 0) this.channels.delete(pair);
+    }
+    this.channelSweepAt = Math.max(CHANNEL_SWEEP_AT, 2 * this.channelCount);
   }
 
   private send(rank: RankState, op: PemOp, time: number): Completion {
@@ -713,7 +737,6 @@ export class PemEngine {
     const oneWay = network.oneWay(op.bytes, same) - copy + dstTurn + (same ? 0 : this.connect(rank.rank, dst, time));
     const channel = this.channel(rank.rank, dst, op.comm, op.tag);
     const recv = channel.recvs.length > 0 ? channel.recvs.shift()! : undefined;
-    if (recv) this.dropIfEmpty(rank.rank, dst, op.comm, op.tag, channel);
     if (eager) this.resolve(done, time, rank.pc, rank.pm, rank.pw);
     const srcNode = this.input.nodeOf[rank.rank];
     if (recv) {
@@ -743,8 +766,7 @@ export class PemEngine {
     }
     const channel = this.channel(op.peer, rank.rank, op.comm, op.tag);
     const msg = channel.sends.length > 0 ? channel.sends.shift()! : undefined;
-    if (msg) this.dropIfEmpty(op.peer, rank.rank, op.comm, op.tag, channel);
-    else {
+    if (!msg) {
       channel.recvs.push({ time, copy: op.copySeconds, pc: rank.pc, pm: rank.pm, pw: rank.pw, done });
       return;
     }

@@ -205,10 +205,11 @@ export class Otf2RankStream implements RankStream {
         this.regionStartWall = time;
         this.regionId = r.region;
         this.regionStartCpu = this.cpu;
-        this.region = [];
-        this.regionCompletions = [];
+        // Reused while empty: most calls record nothing to keep (completions are handed to their wait).
+        if (this.region.length > 0) this.region.length = 0;
+        if (this.regionCompletions.length > 0) this.regionCompletions = [];
         this.regionCommunicates = false;
-        this.regionReceives.length = 0;
+        if (this.regionReceives.length > 0) this.regionReceives.length = 0;
         return;
       case ev.EV_LEAVE:
         if (this.depth === 0) return;
@@ -360,7 +361,7 @@ export class Otf2RankStream implements RankStream {
     } else this.carry += this.options.inCallCost?.get(this.regionId) ?? 0;
     this.lastWall = time;
     this.lastCpu = this.cpu;
-    this.region = [];
+    if (ops.length > 0) ops.length = 0;
   }
 
   private finish(): void {

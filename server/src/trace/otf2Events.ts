@@ -230,11 +230,14 @@ export class Otf2EventReader {
       case EV_METRIC: {
         this.metric = mapId(this.metricMap, c.uint());
         const count = c.u8();
-        this.metricValues.length = 0;
-        for (let i = 0; i < count && c.pos < end; i++) {
+        const values = this.metricValues;
+        let n = 0;
+        for (; n < count && c.pos < end; n++) {
           const valueType = c.u8();
-          this.metricValues.push(valueType === OTF2_TYPE_DOUBLE || valueType === OTF2_TYPE_INT64 ? this.bitsValue(valueType) : c.uint());
+          values[n] = valueType === OTF2_TYPE_DOUBLE || valueType === OTF2_TYPE_INT64 ? this.bitsValue(valueType) : c.uint();
         }
+        // Truncating costs a runtime call per event; a metric has the same member count each time.
+        if (values.length !== n) values.length = n;
         return;
       }
       case EV_BUFFER_FLUSH:
