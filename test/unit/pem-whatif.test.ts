@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { runWhatif } from '../../server/src/cli/whatif';
 import { recordTrace } from '../../server/src/mpi/recordTrace';
-import { predictScenarios } from '../../server/src/pem';
+import { predictScenarios, rankStartSeconds } from '../../server/src/pem';
 import { communicatorRanks, openOtf2Archive, openRankEvents } from '../../server/src/trace/otf2Archive';
 import { EV_ENTER, EV_LEAVE, EV_METRIC, EV_MPI_IRECV, EV_MPI_IRECV_REQUEST } from '../../server/src/trace/otf2Events';
 import { cpuTimeMetrics, Otf2RankStream } from '../../server/src/pem/otf2Ops';
@@ -232,4 +232,9 @@ test('pipeline: the stages that poll with MPI_Test get busy waits, the first sta
   });
   assert.equal(busyWaits[0], 0);
   assert.ok(busyWaits.slice(1).every((n) => n > 0), `busy waits per rank: ${busyWaits.join(', ')}`);
+});
+
+test("each rank starts at its first event after the earliest one, or, without the tracer (whose start-up delays them), all at once", () => {
+  assert.deepEqual(rankStartSeconds([2.5, 2, NaN, 2.25], false), [0.5, 0, 0, 0.25]);
+  assert.deepEqual(rankStartSeconds([2.5, 2, NaN, 2.25], true), [0, 0, 0, 0]);
 });
