@@ -493,6 +493,10 @@ void cl_start(void) {
   S.start = cl_now();
   measure_clock_offsets();
   write_meta(0);
+  /* Every rank leaves the start-up together, as MPI_Init itself ends: rank 0 measures the clock
+   * offsets one rank after another, and a rank done early would start computing while the others
+   * wait for their turn (first events up to 47 ms apart in a 200 ms run with 4 ranks on a core). */
+  PMPI_Barrier(S.priv);
   cl_active = 1;
 }
 
