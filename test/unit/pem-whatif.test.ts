@@ -12,7 +12,7 @@ import { runWhatif } from '../../server/src/cli/whatif';
 import { recordTrace } from '../../server/src/mpi/recordTrace';
 import { predictScenarios, rankStartSeconds } from '../../server/src/pem';
 import { communicatorRanks, openOtf2Archive, openRankEvents } from '../../server/src/trace/otf2Archive';
-import { EV_ENTER, EV_LEAVE, EV_METRIC, EV_MPI_IRECV, EV_MPI_IRECV_REQUEST } from '../../server/src/trace/otf2Events';
+import { EV_ENTER, EV_LEAVE, EV_METRIC, EV_MPI_COLLECTIVE_END, EV_MPI_IRECV, EV_MPI_IRECV_REQUEST, EV_MPI_ISEND, EV_MPI_ISEND_COMPLETE, EV_MPI_RECV, EV_MPI_SEND } from '../../server/src/trace/otf2Events';
 import { cpuTimeMetrics, Otf2RankStream } from '../../server/src/pem/otf2Ops';
 import { OpKind } from '../../server/src/pem/ops';
 
@@ -221,17 +221,42 @@ test("a receive's copy is the CPU above their kind's smallest of its posting and
   assert.ok(completedInPolls > 0, 'no receive completed in an MPI_Test: the poll part is untested');
 });
 
-test('pipeline: the stages that poll with MPI_Test get busy waits, the first stage (which never polls) none', () => {
+test('pipeline: a wait reached after failed MPI_Test polls is busy, one whose first poll succeeded is not; the first stage never polls', () => {
   const archive = openOtf2Archive(traces.get('pipeline')!);
   const comms = communicatorRanks(archive.defs);
+  const polls = new Set([...archive.defs.regions].filter(([, name]) => /^MPI_Test(any|some|all)?$/.test(name)).map(([id]) => id));
+  // Independently, from the raw events: a call with an MPI record (send, receive, completion,
+  // collective) ends a run of failed polls; a completing poll after at least one failed one is busy.
+  const recordTypes = new Set([EV_MPI_SEND, EV_MPI_ISEND, EV_MPI_ISEND_COMPLETE, EV_MPI_IRECV_REQUEST, EV_MPI_RECV, EV_MPI_IRECV, EV_MPI_COLLECTIVE_END]);
+  const expected = archive.ranks.map((rank) => {
+    const reader = openRankEvents(archive, rank);
+    let region = -1;
+    let records = false;
+    let failed = 0;
+    let busy = 0;
+    while (reader.next()) {
+      if (reader.type === EV_ENTER) [region, records] = [reader.region, false];
+      else if (recordTypes.has(reader.type)) records = true;
+      else if (reader.type === EV_LEAVE && reader.region === region) {
+        if (!records) failed += polls.has(region) ? 1 : 0;
+        else {
+          if (polls.has(region) && failed > 0) busy++;
+          failed = 0;
+        }
+      }
+    }
+    return busy;
+  });
   const busyWaits = archive.ranks.map((rank) => {
     const stream = new Otf2RankStream(archive, rank, comms, cpuTimeMetrics(archive), 0);
     let busy = 0;
     for (let op = stream.next(); op; op = stream.next()) if (op.busy) busy++;
     return busy;
   });
+  assert.deepEqual(busyWaits, expected);
   assert.equal(busyWaits[0], 0);
-  assert.ok(busyWaits.slice(1).every((n) => n > 0), `busy waits per rank: ${busyWaits.join(', ')}`);
+  // How often a stage finds its block already there depends on the machine's load; some poll fails.
+  assert.ok(busyWaits.some((n) => n > 0), `busy waits per rank: ${busyWaits.join(', ')}`);
 });
 
 test("each rank starts at its first event after the earliest one, or, without the tracer (whose start-up delays them), all at once", () => {

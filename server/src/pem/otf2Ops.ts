@@ -89,7 +89,7 @@ export class Otf2RankStream implements RankStream {
   private regionCompletions: number[] = [];
   /** The call has MPI records: its communication is modelled, so it costs its kind's work. */
   private regionCommunicates = false;
-  /** The receives the current call posted (MPI_Irecv: what its CPU above the smallest copied in). */
+  /** The receives the current call posted (MPI_Irecv) or completed by polling (MPI_Test family): its CPU above the smallest copied them in. */
   private readonly regionReceives: PemOp[] = [];
   private syntheticRequest = -2;
   private readonly memberCache = new Map<number, readonly number[]>();
@@ -205,8 +205,7 @@ export class Otf2RankStream implements RankStream {
         this.regionStartWall = time;
         this.regionId = r.region;
         this.regionStartCpu = this.cpu;
-        // Reused while empty: most calls record nothing to keep (completions are handed to their wait).
-        if (this.region.length > 0) this.region.length = 0;
+        // closeRegion empties `region`; completions are handed to their wait, so a new list only after some.
         if (this.regionCompletions.length > 0) this.regionCompletions = [];
         this.regionCommunicates = false;
         if (this.regionReceives.length > 0) this.regionReceives.length = 0;
