@@ -144,9 +144,7 @@ export function collectiveRounds(
     }
     const recv = (emit(OpKind.Irecv, source, from, 0).request = request--);
     const send = (emit(OpKind.Isend, source, to, bytes).request = request--);
-    const wait = emit(OpKind.Wait, source, -1, 0);
-    wait.requests.length = 0;
-    wait.requests.push(recv, send);
+    emit(OpKind.Wait, source, -1, 0).requests = [recv, send];
   };
 
   const expand = (op: PemOp): void => {

@@ -109,6 +109,12 @@ class Completion {
   waiter: RankState | null = null;
 }
 
+/**
+ * The completion of every eager send: it is done when it starts, so waiting for it changes
+ * neither the waiter's time nor its path (no object per eager message).
+ */
+const EAGER_SENT: Completion = Object.assign(new Completion(), { resolved: true, time: -Infinity });
+
 class RankState {
   status = 0;
   op: PemOp | undefined;
@@ -173,6 +179,8 @@ class NodeState {
   served = 0;
   lastTime = 0;
   version = 0;
+  /** Its next finish is to be queued once the event being processed is done (see scheduleNode). */
+  rescheduled = false;
   /** Until when one core does the network stack's work. */
   stackUntil = 0;
   readonly heapRank: RankState[] = [];
@@ -359,6 +367,9 @@ export class PemEngine {
   private channelCount = 0;
   private channelSweepAt = CHANNEL_SWEEP_AT;
   private readonly popped = [0, 0, 0];
+  /** Nodes whose next finish changed while the current event was processed (the first `rescheduledCount`). */
+  private readonly rescheduled: NodeState[] = [];
+  private rescheduledCount = 0;
   private readonly problemCounts = new Map<string, number>();
   private readonly worldRanks: number[];
   private operations = 0;
@@ -434,7 +445,9 @@ export class PemEngine {
     const queue = this.queue;
     const out = this.popped;
     const stopAt = this.operations + budget;
-    while (queue.size > 0) {
+    for (;;) {
+      if (this.rescheduledCount > 0) this.queueRescheduled();
+      if (queue.size === 0) return true;
       if (this.operations >= stopAt) return false;
       queue.pop(out);
       const time = out[0];
@@ -466,7 +479,6 @@ export class PemEngine {
         this.nextOp(rank, time);
       }
     }
-    return true;
   }
 
   get operationsDone(): number {
@@ -524,7 +536,27 @@ export class PemEngine {
     } else this.execute(rank, time);
   }
 
+  /**
+   * Marks the node's next finish as changed. One event usually changes it twice (a burst ends, the
+   * rank's next burst starts at the same time): it is queued once, when the event is done.
+   */
   private scheduleNode(node: NodeState): void {
+    if (node.rescheduled) return;
+    node.rescheduled = true;
+    this.rescheduled[this.rescheduledCount++] = node;
+  }
+
+  private queueRescheduled(): void {
+    for (let i = 0; i < this.rescheduledCount; i++) {
+      const node = this.rescheduled[i];
+      node.rescheduled = false;
+      this.queueNextFinish(node);
+    }
+    this.rescheduledCount = 0;
+  }
+
+  /** Queues the node's next finish under a new version, which makes its earlier entries stale. */
+  private queueNextFinish(node: NodeState): void {
     node.version++;
     if (node.running === 0) return;
     const left = node.nextFinish() - node.served;
@@ -592,7 +624,9 @@ export class PemEngine {
           rank.requests.set(op.request, done);
           return true;
         }
-        return this.block(rank, [done], time);
+        this.blockStart(rank, time);
+        this.blockOn(rank, done);
+        return this.blockEnd(rank, time, false);
       }
       case OpKind.Recv:
       case OpKind.Irecv: {
@@ -603,10 +637,12 @@ export class PemEngine {
           rank.requests.set(op.request, done);
           return true;
         }
-        return this.block(rank, [done], time);
+        this.blockStart(rank, time);
+        this.blockOn(rank, done);
+        return this.blockEnd(rank, time, false);
       }
       case OpKind.Wait: {
-        const completions: Completion[] = [];
+        this.blockStart(rank, time);
         for (const id of op.requests) {
           const done = rank.requests.get(id);
           if (!done) {
@@ -614,9 +650,9 @@ export class PemEngine {
             continue;
           }
           rank.requests.delete(id);
-          completions.push(done);
+          this.blockOn(rank, done);
         }
-        return this.block(rank, completions, time, op.busy);
+        return this.blockEnd(rank, time, op.busy);
       }
       case OpKind.Collective:
         // collectiveRounds replaced every collective by its messages.
@@ -632,8 +668,10 @@ export class PemEngine {
     }
   }
 
-  /** Blocks the rank until every completion is known; returns true when none is in the future. */
-  private block(rank: RankState, completions: Completion[], time: number, busy = false): boolean {
+  // A blocking call or wait: blockStart, blockOn for each completion it waits for, blockEnd
+  // (no array of completions per call).
+
+  private blockStart(rank: RankState, time: number): void {
     const until = rank.until;
     until.time = time;
     until.pc = rank.pc;
@@ -641,14 +679,20 @@ export class PemEngine {
     until.pw = rank.pw;
     until.work = 0;
     rank.unresolved = 0;
-    for (const done of completions) {
-      until.work += done.work;
-      if (done.resolved) this.merge(until, done);
-      else {
-        done.waiter = rank;
-        rank.unresolved++;
-      }
+  }
+
+  private blockOn(rank: RankState, done: Completion): void {
+    rank.until.work += done.work;
+    if (done.resolved) this.merge(rank.until, done);
+    else {
+      done.waiter = rank;
+      rank.unresolved++;
     }
+  }
+
+  /** Blocks the rank until every completion is known; returns true when none is in the future. */
+  private blockEnd(rank: RankState, time: number, busy: boolean): boolean {
+    const until = rank.until;
     if (rank.unresolved === 0 && until.time <= time && until.work === 0) return true;
     rank.status = BLOCKED;
     if (busy && (rank.unresolved > 0 || until.time > time)) {
@@ -720,24 +764,24 @@ export class PemEngine {
   }
 
   private send(rank: RankState, op: PemOp, time: number): Completion {
-    const done = new Completion();
     const dst = op.peer;
     if (dst < 0 || dst >= this.ranks.length) {
       this.problem(`a send to rank ${dst}, outside the trace's ranks; ignored`);
-      this.resolve(done, time, rank.pc, rank.pm, rank.pw);
-      return done;
+      return EAGER_SENT;
     }
     const same = this.input.nodeOf[rank.rank] === this.input.nodeOf[dst];
     const network = this.input.network;
     const eager = op.bytes <= network.eagerLimitBytes;
+    const done = eager ? EAGER_SENT : new Completion();
     const dstTurn = this.turn[this.input.nodeOf[dst]];
     // The rendezvous handshake's two legs: one waits for the receiver's turn, one for the sender's.
-    const zeroWay = eager ? 0 : network.oneWay(0, same) + (dstTurn + this.turn[this.input.nodeOf[rank.rank]]) / 2;
-    const copy = same ? Math.max(0, network.oneWay(op.bytes, same) - network.oneWay(0, same)) : 0;
-    const oneWay = network.oneWay(op.bytes, same) - copy + dstTurn + (same ? 0 : this.connect(rank.rank, dst, time));
+    const full = network.oneWay(op.bytes, same);
+    const zero = same || !eager ? network.oneWay(0, same) : 0;
+    const zeroWay = eager ? 0 : zero + (dstTurn + this.turn[this.input.nodeOf[rank.rank]]) / 2;
+    const copy = same ? Math.max(0, full - zero) : 0;
+    const oneWay = full - copy + dstTurn + (same ? 0 : this.connect(rank.rank, dst, time));
     const channel = this.channel(rank.rank, dst, op.comm, op.tag);
     const recv = channel.recvs.length > 0 ? channel.recvs.shift()! : undefined;
-    if (eager) this.resolve(done, time, rank.pc, rank.pm, rank.pw);
     const srcNode = this.input.nodeOf[rank.rank];
     if (recv) {
       // The receive was posted no later than now, so the data's arrival decides.

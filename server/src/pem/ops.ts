@@ -20,6 +20,8 @@ export const enum OpKind {
   End,
 }
 
+const NO_REQUESTS: readonly number[] = [];
+
 export class PemOp {
   /** CPU seconds computed between the end of the previous operation and this one. */
   compute = 0;
@@ -30,8 +32,8 @@ export class PemOp {
   bytes = 0;
   /** Request id (Isend, Irecv). */
   request = -1;
-  /** Requests completed by a Wait. */
-  requests: number[] = [];
+  /** Requests completed by a Wait (shared and empty for every other kind: no array per operation). */
+  requests: readonly number[] = NO_REQUESTS;
   /** OTF2_CollectiveOp (Collective). */
   collective = 0;
   /** Root as a world rank, or -1. */

@@ -85,7 +85,12 @@ export class Otf2RankStream implements RankStream {
   private depth = 0;
   private regionStartWall = 0;
   private regionStartCpu = NaN;
-  private region: PemOp[] = [];
+  /** The current call's operations: the first `regionOps` (reused from call to call). */
+  private readonly region: PemOp[] = [];
+  private regionOps = 0;
+  /** The current call has a blocking send and a blocking receive (MPI_Sendrecv). */
+  private regionSends = false;
+  private regionRecvs = false;
   private regionCompletions: number[] = [];
   /** The call has MPI records: its communication is modelled, so it costs its kind's work. */
   private regionCommunicates = false;
@@ -99,6 +104,8 @@ export class Otf2RankStream implements RankStream {
   /** Carry after the first failed poll since the last operation, and the failed polls counted. */
   private firstPollCarry = 0;
   private failedPolls = 0;
+  private lastMetric = -1;
+  private lastMetricIsCpu = false;
 
   constructor(
     private readonly archive: Otf2Archive,
@@ -190,7 +197,12 @@ export class Otf2RankStream implements RankStream {
     this.facts.lastSeconds = (time - this.originTicks) * this.secondsPerTick;
     switch (r.type) {
       case ev.EV_METRIC:
-        if (this.cpuMetrics.has(r.metric) && r.metricValues.length > 0) {
+        // A trace writes one metric class before every Enter and Leave: remember the last answer.
+        if (r.metric !== this.lastMetric) {
+          this.lastMetric = r.metric;
+          this.lastMetricIsCpu = this.cpuMetrics.has(r.metric);
+        }
+        if (this.lastMetricIsCpu && r.metricValues.length > 0) {
           this.cpu = r.metricValues[0];
           if (Number.isNaN(this.lastCpu)) this.lastCpu = this.cpu;
         }
@@ -241,7 +253,8 @@ export class Otf2RankStream implements RankStream {
         op.bytes = r.length;
         op.request = r.type === ev.EV_MPI_ISEND ? r.request : -1;
         this.regionCommunicates = true;
-        this.region.push(op);
+        if (op.kind === OpKind.Send) this.regionSends = true;
+        this.addRegionOp(op);
         return;
       }
       case ev.EV_MPI_RECV: {
@@ -251,7 +264,8 @@ export class Otf2RankStream implements RankStream {
         op.tag = r.tag;
         op.bytes = r.length;
         this.regionCommunicates = true;
-        this.region.push(op);
+        this.regionRecvs = true;
+        this.addRegionOp(op);
         return;
       }
       case ev.EV_MPI_IRECV_REQUEST: {
@@ -259,7 +273,7 @@ export class Otf2RankStream implements RankStream {
         op.request = r.request;
         this.openIrecvs.set(r.request, op);
         this.regionCommunicates = true;
-        this.region.push(op);
+        this.addRegionOp(op);
         this.regionReceives.push(op);
         return;
       }
@@ -281,7 +295,8 @@ export class Otf2RankStream implements RankStream {
           op.comm = r.comm;
           op.tag = r.tag;
           op.bytes = r.length;
-          this.region.push(op);
+          this.regionRecvs = true;
+          this.addRegionOp(op);
           this.count('MpiIrecv without its MpiIrecvRequest (taken as a blocking receive)');
         }
         this.regionCommunicates = true;
@@ -307,7 +322,7 @@ export class Otf2RankStream implements RankStream {
         op.sizeSent = r.sizeSent;
         op.sizeReceived = r.sizeReceived;
         this.regionCommunicates = true;
-        this.region.push(op);
+        this.addRegionOp(op);
         return;
       }
       default:
@@ -315,10 +330,16 @@ export class Otf2RankStream implements RankStream {
     }
   }
 
+  private addRegionOp(op: PemOp): void {
+    this.region[this.regionOps++] = op;
+  }
+
   private closeRegion(time: number): void {
     const ops = this.region;
-    const sendrecv = ops.some((o) => o.kind === OpKind.Send) && ops.some((o) => o.kind === OpKind.Recv);
-    for (const op of ops) {
+    const count = this.regionOps;
+    const sendrecv = this.regionSends && this.regionRecvs;
+    for (let i = 0; i < count; i++) {
+      const op = ops[i];
       if (sendrecv && op.kind === OpKind.Send) {
         op.kind = OpKind.Isend;
         op.request = this.syntheticRequest--;
@@ -349,18 +370,20 @@ export class Otf2RankStream implements RankStream {
     // A call whose CPU clock did not advance says nothing about the tracer's cost.
     if (cpuSeconds > 0) {
       let work = cpuSeconds;
-      if (this.options.unavoidableSeconds) for (const op of ops) work -= this.options.unavoidableSeconds(op);
+      if (this.options.unavoidableSeconds) for (let i = 0; i < count; i++) work -= this.options.unavoidableSeconds(ops[i]);
       work = Math.max(0, work);
       if (!(work >= (this.facts.smallestCallCpu.get(this.regionId) ?? Infinity))) this.facts.smallestCallCpu.set(this.regionId, work);
     }
     // A call without MPI records costs its own duration, like computation.
     if (!this.regionCommunicates) {
       this.carry += Number.isNaN(cpuSeconds) ? (time - this.regionStartWall) * this.secondsPerTick : cpuSeconds;
-      if (ops.length === 0 && this.pollRegions.has(this.regionId) && this.failedPolls++ === 0) this.firstPollCarry = this.carry;
+      if (count === 0 && this.pollRegions.has(this.regionId) && this.failedPolls++ === 0) this.firstPollCarry = this.carry;
     } else this.carry += this.options.inCallCost?.get(this.regionId) ?? 0;
     this.lastWall = time;
     this.lastCpu = this.cpu;
-    if (ops.length > 0) ops.length = 0;
+    this.regionOps = 0;
+    this.regionSends = false;
+    this.regionRecvs = false;
   }
 
   private finish(): void {

@@ -47,12 +47,13 @@ export class ByteCursor {
   /** A compressed unsigned integer (uint32 or uint64); UNDEFINED for 0xff. Exact below 2^53. */
   uint(): number {
     this.need(1);
-    const size = this.bytes[this.pos++];
+    const b = this.bytes;
+    const size = b[this.pos++];
     if (size === 0) return 0;
+    if (size === 1 && this.pos < this.end) return b[this.pos++];
     if (size === 0xff) return UNDEFINED;
     if (size > 8) throw new Otf2DecodeError(`invalid compressed integer size ${size} at offset ${this.pos - 1}`);
     this.need(size);
-    const b = this.bytes;
     let value = 0;
     if (this.little) {
       for (let i = size - 1; i >= 0; i--) value = value * 256 + b[this.pos + i];

@@ -103,6 +103,8 @@ export class Otf2EventReader {
   private windowStart = 0;
   private fileSize: number;
   private chunkStart = 0;
+  /** File offset where the current chunk's records must end: its size, or the file's end. */
+  private chunkLimit = 0;
   private done = false;
   private readonly scratch = new DataView(new ArrayBuffer(8));
   private readonly regionMap?: Map<number, number>;
@@ -277,7 +279,7 @@ export class Otf2EventReader {
       header = 9;
     }
     c.pos = start;
-    if (this.windowStart + start + header + length > Math.min(this.fileSize, this.chunkStart + this.options.chunkSize)) {
+    if (this.windowStart + start + header + length > this.chunkLimit) {
       throw new Otf2DecodeError(`a record of ${length} bytes runs past the end of its chunk`);
     }
     if (start + header + length > c.end) this.fill(header + length);
@@ -312,6 +314,7 @@ export class Otf2EventReader {
   private startChunk(offset: number): void {
     const c = this.cursor;
     this.chunkStart = offset;
+    this.chunkLimit = Math.min(this.fileSize, offset + this.options.chunkSize);
     if (offset >= this.fileSize) {
       // libotf2 ends every chunk with an end-of-chunk mark; the file simply ends after the last one.
       if (offset === 0) this.fail(0, 'the event file is empty');
