@@ -291,20 +291,23 @@ test('inside a node the copy of a message is the receiver\'s CPU work, shared wi
 });
 
 test("a receive whose traced copy took longer than the table's copies for that long; never shorter", () => {
-  const shm: EngineNetwork = { eagerLimitBytes: 1 << 30, oneWay: (bytes, same) => (same ? 1 + bytes / 1000 : 5) };
+  // Inside a node: latency 1 and a copy of 4 for 4000 bytes; between nodes: latency 2 and 4 on the wire.
+  const net: EngineNetwork = { eagerLimitBytes: 1 << 30, oneWay: (bytes, same) => (same ? 1 : 2) + bytes / 1000 };
   const sender = [op(OpKind.Send, { peer: 1, bytes: 4000 }), op(OpKind.End)];
   const finish = (copySeconds: number, kind: OpKind.Recv | OpKind.Irecv, nodeOf = [0, 0]) => {
     const receive = kind === OpKind.Recv ? [op(OpKind.Recv, { peer: 0, bytes: 4000, copySeconds })] : [op(OpKind.Irecv, { peer: 0, bytes: 4000, request: 1, copySeconds }), op(OpKind.Wait, { requests: [1] })];
     // Posted first (the receiver is there before the send) and posted last (the send waits in the channel).
-    const early = run([sender, [...receive, op(OpKind.End)]], nodeOf, nodeOf.map(() => 1), shm);
-    const late = run([[op(OpKind.Send, { peer: 1, bytes: 4000 }), op(OpKind.End)], [op(OpKind.KeepAlive, { compute: 2 }), ...receive, op(OpKind.End)]], nodeOf, nodeOf.map(() => 1), shm);
+    const early = run([sender, [...receive, op(OpKind.End)]], nodeOf, nodeOf.map(() => 1), net);
+    const late = run([[op(OpKind.Send, { peer: 1, bytes: 4000 }), op(OpKind.End)], [op(OpKind.KeepAlive, { compute: 2 }), ...receive, op(OpKind.End)]], nodeOf, nodeOf.map(() => 1), net);
     return [early.result.finishSeconds[1], late.result.finishSeconds[1]];
   };
   for (const kind of [OpKind.Recv, OpKind.Irecv] as const) {
     assert.deepEqual(finish(-1, kind), [5, 6], 'not measured: the table (latency 1, copy 4)');
     assert.deepEqual(finish(9, kind), [10, 11], 'measured 9: the copy takes 9');
     assert.deepEqual(finish(2, kind), [5, 6], 'measured 2: still the table\'s 4');
-    assert.deepEqual(finish(9, kind, [0, 1]), [5, 5], 'between nodes the network moves the data: it is there at 5 either way');
+    assert.deepEqual(finish(-1, kind, [0, 1]), [6, 6], 'between nodes, not measured: the network delivers at 6, the receiver does no work');
+    assert.deepEqual(finish(2, kind, [0, 1]), [6, 6], 'between nodes, measured 2: within the wire\'s 4, no work');
+    assert.deepEqual(finish(9, kind, [0, 1]), [11, 11], 'between nodes, measured 9: the 5 beyond the wire\'s 4 are the receiver\'s work');
   }
 });
 

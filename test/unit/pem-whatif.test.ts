@@ -12,7 +12,7 @@ import { runWhatif } from '../../server/src/cli/whatif';
 import { recordTrace } from '../../server/src/mpi/recordTrace';
 import { predictScenarios, rankStartSeconds } from '../../server/src/pem';
 import { communicatorRanks, openOtf2Archive, openRankEvents } from '../../server/src/trace/otf2Archive';
-import { EV_ENTER, EV_LEAVE, EV_METRIC, EV_MPI_COLLECTIVE_END, EV_MPI_IRECV, EV_MPI_IRECV_REQUEST, EV_MPI_ISEND, EV_MPI_ISEND_COMPLETE, EV_MPI_RECV, EV_MPI_SEND } from '../../server/src/trace/otf2Events';
+import { EV_BUFFER_FLUSH, EV_ENTER, EV_LEAVE, EV_METRIC, EV_MPI_COLLECTIVE_END, EV_MPI_IRECV, EV_MPI_IRECV_REQUEST, EV_MPI_ISEND, EV_MPI_ISEND_COMPLETE, EV_MPI_RECV, EV_MPI_SEND } from '../../server/src/trace/otf2Events';
 import { cpuTimeMetrics, Otf2RankStream } from '../../server/src/pem/otf2Ops';
 import { OpKind } from '../../server/src/pem/ops';
 
@@ -262,4 +262,30 @@ test('pipeline: a wait reached after failed MPI_Test polls is busy, one whose fi
 test("each rank starts at its first event after the earliest one, or, without the tracer (whose start-up delays them), all at once", () => {
   assert.deepEqual(rankStartSeconds([2.5, 2, NaN, 2.25], false), [0.5, 0, 0, 0.25]);
   assert.deepEqual(rankStartSeconds([2.5, 2, NaN, 2.25], true), [0, 0, 0, 0]);
+});
+
+test("a run's traced time ends where its last rank enters MPI_Finalize (the recorder's closing barrier and writes are inside it), less the suspensions", async () => {
+  const trace = traces.get('latency')!;
+  const archive = openOtf2Archive(trace);
+  let first = Infinity;
+  let end = -Infinity;
+  let lastEvent = -Infinity;
+  const ticks = archive.defs.clock.ticksPerSecond;
+  for (const rank of archive.ranks) {
+    const reader = openRankEvents(archive, rank);
+    let finalizeAt = NaN;
+    let suspended = 0;
+    while (reader.next()) {
+      first = Math.min(first, reader.time);
+      lastEvent = Math.max(lastEvent, reader.time);
+      if (reader.type === EV_BUFFER_FLUSH && Number.isNaN(finalizeAt)) suspended += reader.stopTime - reader.time;
+      if (reader.type === EV_ENTER && archive.defs.regions.get(reader.region) === 'MPI_Finalize') finalizeAt = reader.time;
+    }
+    reader.close();
+    assert.ok(Number.isFinite(finalizeAt), `rank ${rank.rank} enters MPI_Finalize`);
+    end = Math.max(end, finalizeAt - suspended);
+  }
+  assert.ok(lastEvent > end, 'the trace goes on after the entries into MPI_Finalize');
+  const { measuredSeconds } = await predictScenarios(trace, []);
+  assert.ok(Math.abs(measuredSeconds - (end - first) / ticks) < 1e-9, `${measuredSeconds} s, the events give ${(end - first) / ticks} s`);
 });

@@ -145,9 +145,10 @@ interface Message {
   time: number;
   bytes: number;
   eager: boolean;
-  /** Delay of the data: the one-way time less the receiver's copy. */
+  /** Delay of the data: the one-way time, less the receiver's copy inside a node. */
   oneWay: number;
   zeroWay: number;
+  /** The table's size-dependent time, T(bytes) − T(0): see receiveWork. */
   copy: number;
   /** The sender's node when the message crosses nodes, else −1. */
   node: number;
@@ -776,10 +777,10 @@ export class PemEngine {
     const dstTurn = this.turn[this.input.nodeOf[dst]];
     // The rendezvous handshake's two legs: one waits for the receiver's turn, one for the sender's.
     const full = network.oneWay(op.bytes, same);
-    const zero = same || !eager ? network.oneWay(0, same) : 0;
+    const zero = network.oneWay(0, same);
     const zeroWay = eager ? 0 : zero + (dstTurn + this.turn[this.input.nodeOf[rank.rank]]) / 2;
-    const copy = same ? Math.max(0, full - zero) : 0;
-    const oneWay = full - copy + dstTurn + (same ? 0 : this.connect(rank.rank, dst, time));
+    const copy = Math.max(0, full - zero);
+    const oneWay = (same ? full - copy : full + this.connect(rank.rank, dst, time)) + dstTurn;
     const channel = this.channel(rank.rank, dst, op.comm, op.tag);
     const recv = channel.recvs.length > 0 ? channel.recvs.shift()! : undefined;
     const srcNode = this.input.nodeOf[rank.rank];
@@ -789,7 +790,7 @@ export class PemEngine {
       const queued = same ? 0 : this.linkQueue(srcNode, dataLeaves, op.bytes);
       const comm = (eager ? oneWay : 2 * zeroWay + oneWay) + queued;
       if (!same) this.crossed(rank.rank, dst, time + comm, op.bytes);
-      const work = same ? Math.max(copy, recv.copy) : copy;
+      const work = receiveWork(same, copy, recv.copy);
       recv.done.work = work;
       this.resolve(recv.done, time + comm, rank.pc, rank.pm + comm, rank.pw);
       if (!eager) this.resolve(done, time + comm + work, rank.pc, rank.pm + comm + work, rank.pw);
@@ -814,8 +815,7 @@ export class PemEngine {
       channel.recvs.push({ time, copy: op.copySeconds, pc: rank.pc, pm: rank.pm, pw: rank.pw, done });
       return;
     }
-    // Inside a node the receiver's copy takes at least the table's time, more when the trace measured more.
-    const work = msg.node < 0 ? Math.max(msg.copy, op.copySeconds) : msg.copy;
+    const work = receiveWork(msg.node < 0, msg.copy, op.copySeconds);
     done.work = work;
     if (msg.eager) {
       const arrival = msg.time + msg.oneWay;
@@ -836,6 +836,18 @@ export class PemEngine {
     this.resolve(done, at, pc, pm, pw);
     if (msg.sender) this.resolve(msg.sender, at + work, pc, pm + work, pw);
   }
+}
+
+/**
+ * The receiver's CPU work once a message is there, from the table's size-dependent time
+ * T(b) − T(0) and the copy the trace measured for this receive (−1: none). Inside a node the
+ * message is the receiver's copy: the table's time, or the traced copy when longer (caches).
+ * Between nodes the table's time is the network's; a traced copy beyond it is the receiver's
+ * own work taking the data in (on emulated nodes, a copy between cores from memory rather than
+ * the ping-pong's caches; over TCP, its copies from the socket).
+ */
+function receiveWork(sameNode: boolean, tableCopy: number, tracedCopy: number): number {
+  return sameNode ? Math.max(tableCopy, tracedCopy) : Math.max(0, tracedCopy - tableCopy);
 }
 
 function describe(op: PemOp | undefined): string {

@@ -45,7 +45,10 @@ export interface TraceOpsOptions {
 }
 
 export interface RankTraceFacts {
-  /** First and last event time, seconds from the trace's earliest event. */
+  /**
+   * First and last event time, seconds from the trace's earliest event; the last is the entry
+   * into MPI_Finalize when the rank reached it (its work ends there, see Otf2RankStream).
+   */
   firstSeconds: number;
   lastSeconds: number;
   suspendedSeconds: number;
@@ -100,6 +103,9 @@ export class Otf2RankStream implements RankStream {
   private readonly memberCache = new Map<number, readonly number[]>();
   private readonly mpiRegions: Set<number>;
   private readonly pollRegions: Set<number>;
+  private readonly finalizeRegions: Set<number>;
+  /** The rank entered MPI_Finalize: what follows is read (to the end of the file) but not used. */
+  private finalizing = false;
   private regionId = -1;
   /** Carry after the first failed poll since the last operation, and the failed polls counted. */
   private firstPollCarry = 0;
@@ -119,6 +125,7 @@ export class Otf2RankStream implements RankStream {
     this.secondsPerTick = 1 / archive.defs.clock.ticksPerSecond;
     this.mpiRegions = new Set([...archive.defs.regions].filter(([, name]) => name.startsWith('MPI_')).map(([id]) => id));
     this.pollRegions = new Set([...archive.defs.regions].filter(([, name]) => /^MPI_Test(any|some|all)?$/.test(name)).map(([id]) => id));
+    this.finalizeRegions = new Set([...archive.defs.regions].filter(([, name]) => name === 'MPI_Finalize').map(([id]) => id));
   }
 
   get fraction(): number {
@@ -189,6 +196,7 @@ export class Otf2RankStream implements RankStream {
       this.finish();
       return;
     }
+    if (this.finalizing) return;
     const time = r.time;
     if (Number.isNaN(this.lastWall)) {
       this.lastWall = time;
@@ -214,6 +222,14 @@ export class Otf2RankStream implements RankStream {
         }
         this.carry += this.gapSeconds(time);
         this.suspended = 0;
+        // A rank's work ends where it enters MPI_Finalize, as the programs' own timings end before
+        // it: the call is the recorder's closing barrier and spool writes (with 8 ranks on a core
+        // the ranks' exits from it lay 6 ms apart, 18% of the traced latency run) and MPI's teardown.
+        if (this.finalizeRegions.has(r.region)) {
+          this.finalizing = true;
+          this.depth = 0;
+          return;
+        }
         this.regionStartWall = time;
         this.regionId = r.region;
         this.regionStartCpu = this.cpu;
