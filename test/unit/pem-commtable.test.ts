@@ -76,3 +76,9 @@ test("the network stack's CPU per message is read and checked", () => {
   assert.equal(parseCommTable(table({ interNode: [{ bytes: 0, seconds: 1e-4 }], connectSeconds: 0.006 }), 'n.json').connectSeconds, 0.006);
   assert.throws(() => parseCommTable(table({ interNode: [{ bytes: 0, seconds: 1e-4 }], connectSeconds: 'slow' }), 'n.json'), /n\.json: \$\.connectSeconds: expected a finite number ≥ 0/);
 });
+
+test('nodes that share memory are said so with a boolean', () => {
+  assert.equal(parseCommTable(table({ interNode: [{ bytes: 0, seconds: 1e-6 }], interNodeSharedMemory: true }), 'n.json').interNodeSharedMemory, true);
+  assert.equal(parseCommTable(table({ interNode: [{ bytes: 0, seconds: 1e-6 }] }), 'n.json').interNodeSharedMemory, undefined);
+  assert.throws(() => parseCommTable(table({ interNode: [{ bytes: 0, seconds: 1e-6 }], interNodeSharedMemory: 'yes' }), 'n.json'), /n\.json: \$\.interNodeSharedMemory: expected true or false/);
+});

@@ -145,6 +145,9 @@ async function measure() {
 }
 
 const { traced, runs } = kept ? readKept(kept) : await measure();
+// The emulated nodes are cores of one machine: a message between them is the receiver's copy
+// through shared memory (said here so that runs kept before the table had the field say it too).
+traced.interNodeSharedMemory = true;
 // Kept runs are read again with this reader, so that they are judged by its definition of a run's
 // time (it ends where the last rank enters MPI_Finalize) and computation.
 for (const run of Object.values(runs).flat()) {

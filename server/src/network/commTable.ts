@@ -15,7 +15,8 @@
 //     "model": {"latencySeconds": 5e-5, "bandwidthBytesPerSecond": 1.25e8},
 //     "sharedCore": [{"ranksPerCore": 2, "seconds": 7.7e-7}, {"ranksPerCore": 4, "seconds": 1.6e-6}, ...],
 //     "stackCpu": {"perMessageSeconds": 2e-5, "perByteSeconds": 1.5e-9},
-//     "connectSeconds": 0.012
+//     "connectSeconds": 0.012,
+//     "interNodeSharedMemory": true
 //   }
 // Sizes are strictly increasing (calibration uses 0, 1, 2, 4 … 16 MiB). Either list may be
 // absent (a one-node measurement has no interNode), not both; "model" is required when
@@ -28,6 +29,9 @@
 // times, where the cores were idle, but takes CPU from ranks that compute. "connectSeconds"
 // (optional) is how much longer the first message between two ranks on different nodes takes
 // than later ones: Open MPI's TCP BTL opens a connection at the first message (a few round trips).
+// "interNodeSharedMemory" (optional) says the nodes share memory (nodes emulated on one machine by
+// pinning ranks to cores): a message between them is the receiver's copy, CPU work as inside a
+// node, and there is no link to queue for; absent, the network moves the data (a NIC's DMA).
 
 import * as fs from 'node:fs';
 
@@ -63,6 +67,7 @@ export interface CommTable {
   sharedCore?: SharedCorePoint[];
   stackCpu?: StackCpu;
   connectSeconds?: number;
+  interNodeSharedMemory?: boolean;
 }
 
 export interface StackCpu {
@@ -212,6 +217,10 @@ export function parseCommTable(text: string, source: string): CommTable {
   if (raw.connectSeconds !== undefined) {
     if (typeof raw.connectSeconds !== 'number' || !Number.isFinite(raw.connectSeconds) || raw.connectSeconds < 0) fail('$.connectSeconds', 'expected a finite number ≥ 0');
     table.connectSeconds = raw.connectSeconds as number;
+  }
+  if (raw.interNodeSharedMemory !== undefined) {
+    if (typeof raw.interNodeSharedMemory !== 'boolean') fail('$.interNodeSharedMemory', 'expected true or false');
+    table.interNodeSharedMemory = raw.interNodeSharedMemory as boolean;
   }
   if (raw.model !== undefined) {
     const model = raw.model;

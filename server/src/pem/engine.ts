@@ -25,12 +25,12 @@
 //   size-dependent part of the one-way time, T(b) − T(0), is CPU work the receiver does when
 //   the message has arrived (sharing its node's cores like computation), or the copy the trace
 //   measured for that receive when it took longer (PemOp.copySeconds); only T(0) is delay.
-//   Between nodes the whole one-way time is the network's (DMA, no CPU).
+//   Between nodes the one-way time is the network's (DMA, no CPU), unless the nodes share
+//   memory (emulated on one machine: the receiver copies as inside a node); a traced copy
+//   beyond the network's size-dependent time is the receiver's work (receiveWork).
 // - messages leaving a node queue for its link (one FIFO per node and direction out, as a NIC,
 //   or the netns kit's emulated link): a message occupies it for bytes × linkSecondsPerByte
 //   from when it starts to leave, and is delayed by the messages ahead of it.
-// - a wait reached by polling (MPI_Test in a loop, otf2Ops.ts) is busy: the rank keeps its
-//   share of the node's cores until the wait completes.
 //
 // Extensions (the paper has PVM send/startRecv/endRecv only): eager sends (data leaves at the
 // send; the sender goes on) up to the table's eager limit and rendezvous above it (data leaves
@@ -60,6 +60,8 @@ export interface EngineNetwork {
   stackCpu?: { perMessageSeconds: number; perByteSeconds: number };
   /** Extra one-way time of the first message between two ranks on different nodes (opening a connection). */
   connectSeconds?: number;
+  /** Nodes share memory (emulated on one machine): a message between them is the receiver's copy, as inside a node. */
+  interNodeSharedMemory?: boolean;
 }
 
 export interface EngineInput {
@@ -131,8 +133,6 @@ class RankState {
   readonly until = new Completion();
   /** Set while the burst is the work of completed receives, not computation before `op`. */
   resuming = false;
-  /** Set while the rank polls in a busy wait, holding a CPU share with no end of its own. */
-  spinning = false;
   finish = NaN;
   constructor(
     readonly rank: number,
@@ -150,6 +150,8 @@ interface Message {
   zeroWay: number;
   /** The table's size-dependent time, T(bytes) − T(0): see receiveWork. */
   copy: number;
+  /** The receiver copies the data in (inside a node, or between nodes that share memory). */
+  copied: boolean;
   /** The sender's node when the message crosses nodes, else −1. */
   node: number;
   pc: number;
@@ -252,23 +254,6 @@ class NodeState {
 
   nextFinish(): number {
     return this.heapServed[0];
-  }
-
-  /** Takes `rank` out of the running ranks (a busy wait that completed). */
-  remove(rank: RankState): void {
-    const hr = this.heapRank;
-    const hs = this.heapServed;
-    let i = hr.indexOf(rank);
-    if (i < 0) return;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      hr[i] = hr[parent];
-      hs[i] = hs[parent];
-      i = parent;
-    }
-    hr[0] = rank;
-    hs[0] = -Infinity;
-    this.pop();
   }
 }
 
@@ -461,13 +446,6 @@ export class PemEngine {
         this.completeBursts(node, time);
       } else {
         const rank = this.ranks[-1 - id];
-        if (rank.spinning) {
-          const node = this.nodes[rank.node];
-          node.advance(time);
-          node.remove(rank);
-          rank.spinning = false;
-          this.scheduleNode(node);
-        }
         rank.pc = rank.until.pc;
         rank.pm = rank.until.pm;
         rank.pw = rank.until.pw;
@@ -561,7 +539,6 @@ export class PemEngine {
     node.version++;
     if (node.running === 0) return;
     const left = node.nextFinish() - node.served;
-    if (left === Infinity) return;
     const rate = node.rate();
     let at = rate > 0 ? node.lastTime + Math.max(0, left) / rate : Infinity;
     // The rate changes when the network stack gives its core back.
@@ -627,7 +604,7 @@ export class PemEngine {
         }
         this.blockStart(rank, time);
         this.blockOn(rank, done);
-        return this.blockEnd(rank, time, false);
+        return this.blockEnd(rank, time);
       }
       case OpKind.Recv:
       case OpKind.Irecv: {
@@ -640,7 +617,7 @@ export class PemEngine {
         }
         this.blockStart(rank, time);
         this.blockOn(rank, done);
-        return this.blockEnd(rank, time, false);
+        return this.blockEnd(rank, time);
       }
       case OpKind.Wait: {
         this.blockStart(rank, time);
@@ -653,7 +630,7 @@ export class PemEngine {
           rank.requests.delete(id);
           this.blockOn(rank, done);
         }
-        return this.blockEnd(rank, time, op.busy);
+        return this.blockEnd(rank, time);
       }
       case OpKind.Collective:
         // collectiveRounds replaced every collective by its messages.
@@ -692,17 +669,10 @@ export class PemEngine {
   }
 
   /** Blocks the rank until every completion is known; returns true when none is in the future. */
-  private blockEnd(rank: RankState, time: number, busy: boolean): boolean {
+  private blockEnd(rank: RankState, time: number): boolean {
     const until = rank.until;
     if (rank.unresolved === 0 && until.time <= time && until.work === 0) return true;
     rank.status = BLOCKED;
-    if (busy && (rank.unresolved > 0 || until.time > time)) {
-      const node = this.nodes[rank.node];
-      node.advance(time);
-      node.push(rank, Infinity);
-      rank.spinning = true;
-      this.scheduleNode(node);
-    }
     if (rank.unresolved > 0) return false;
     this.queue.push(Math.max(until.time, time), rankEventId(rank.rank), 0);
     return false;
@@ -780,7 +750,8 @@ export class PemEngine {
     const zero = network.oneWay(0, same);
     const zeroWay = eager ? 0 : zero + (dstTurn + this.turn[this.input.nodeOf[rank.rank]]) / 2;
     const copy = Math.max(0, full - zero);
-    const oneWay = (same ? full - copy : full + this.connect(rank.rank, dst, time)) + dstTurn;
+    const copied = same || network.interNodeSharedMemory === true;
+    const oneWay = (copied ? full - copy : full) + (same ? 0 : this.connect(rank.rank, dst, time)) + dstTurn;
     const channel = this.channel(rank.rank, dst, op.comm, op.tag);
     const recv = channel.recvs.length > 0 ? channel.recvs.shift()! : undefined;
     const srcNode = this.input.nodeOf[rank.rank];
@@ -790,7 +761,7 @@ export class PemEngine {
       const queued = same ? 0 : this.linkQueue(srcNode, dataLeaves, op.bytes);
       const comm = (eager ? oneWay : 2 * zeroWay + oneWay) + queued;
       if (!same) this.crossed(rank.rank, dst, time + comm, op.bytes);
-      const work = receiveWork(same, copy, recv.copy);
+      const work = receiveWork(copied, copy, recv.copy);
       recv.done.work = work;
       this.resolve(recv.done, time + comm, rank.pc, rank.pm + comm, rank.pw);
       if (!eager) this.resolve(done, time + comm + work, rank.pc, rank.pm + comm + work, rank.pw);
@@ -798,7 +769,7 @@ export class PemEngine {
       // Eager data leaves now; rendezvous data when the receive is there (postRecv).
       const queued = same || !eager ? 0 : this.linkQueue(srcNode, time, op.bytes);
       if (!same && eager) this.crossed(rank.rank, dst, time + oneWay + queued, op.bytes);
-      channel.sends.push({ time, bytes: op.bytes, eager, oneWay: oneWay + queued, zeroWay, copy, node: same ? -1 : srcNode, pc: rank.pc, pm: rank.pm, pw: rank.pw, sender: eager ? null : done });
+      channel.sends.push({ time, bytes: op.bytes, eager, oneWay: oneWay + queued, zeroWay, copy, copied, node: same ? -1 : srcNode, pc: rank.pc, pm: rank.pm, pw: rank.pw, sender: eager ? null : done });
     }
     return done;
   }
@@ -815,7 +786,7 @@ export class PemEngine {
       channel.recvs.push({ time, copy: op.copySeconds, pc: rank.pc, pm: rank.pm, pw: rank.pw, done });
       return;
     }
-    const work = receiveWork(msg.node < 0, msg.copy, op.copySeconds);
+    const work = receiveWork(msg.copied, msg.copy, op.copySeconds);
     done.work = work;
     if (msg.eager) {
       const arrival = msg.time + msg.oneWay;
@@ -840,14 +811,14 @@ export class PemEngine {
 
 /**
  * The receiver's CPU work once a message is there, from the table's size-dependent time
- * T(b) − T(0) and the copy the trace measured for this receive (−1: none). Inside a node the
- * message is the receiver's copy: the table's time, or the traced copy when longer (caches).
- * Between nodes the table's time is the network's; a traced copy beyond it is the receiver's
- * own work taking the data in (on emulated nodes, a copy between cores from memory rather than
- * the ping-pong's caches; over TCP, its copies from the socket).
+ * T(b) − T(0) and the copy the trace measured for this receive (−1: none). A message the
+ * receiver copies in (inside a node, or between nodes that share memory) is that copy: the
+ * table's time, or the traced copy when longer (caches). Otherwise the table's time is the
+ * network's, and a traced copy beyond it is the receiver's own work taking the data in (over
+ * TCP, its copies from the socket).
  */
-function receiveWork(sameNode: boolean, tableCopy: number, tracedCopy: number): number {
-  return sameNode ? Math.max(tableCopy, tracedCopy) : Math.max(0, tracedCopy - tableCopy);
+function receiveWork(copied: boolean, tableCopy: number, tracedCopy: number): number {
+  return copied ? Math.max(tableCopy, tracedCopy) : Math.max(0, tracedCopy - tableCopy);
 }
 
 function describe(op: PemOp | undefined): string {

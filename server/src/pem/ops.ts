@@ -40,8 +40,6 @@ export class PemOp {
   root = -1;
   sizeSent = 0;
   sizeReceived = 0;
-  /** Wait: reached by polling (MPI_Test in a loop); the rank keeps its CPU share while it waits. */
-  busy = false;
   /**
    * Recv, Irecv: CPU seconds the traced calls spent on this receive beyond their kind's smallest
    * (copying the message in, at the speed the run's caches gave it): the posting, and the poll

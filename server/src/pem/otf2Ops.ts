@@ -18,8 +18,9 @@
 // smallest CPU time of its kind is the work it does when nothing is to wait for or copy.
 // Polling loops: when MPI_Test-family calls fail n > 0 times before one completes a request, the
 // computation between the polls is waiting, not work (its amount depends on when the message
-// came): the wait is busy (the rank keeps its CPU share), the computation up to the first poll
-// stays, and one poll interval (their mean) follows the completion, the iteration that sees it.
+// came): the wait is a wait like any other (a failed poll yields the core, mpi_yield_when_idle),
+// the computation up to the first poll stays, and one poll interval (their mean) follows the
+// completion, the iteration that sees it.
 // A posted Irecv needs its source before it can be matched, and OTF2 only says at the wait:
 // the stream reads ahead until then (the only operations held in memory).
 
@@ -369,7 +370,6 @@ export class Otf2RankStream implements RankStream {
       const polls = this.pollRegions.has(this.regionId) ? this.failedPolls : 0;
       if (polls > 0) {
         const interval = (this.carry - this.firstPollCarry) / polls;
-        wait.busy = true;
         this.carry = this.firstPollCarry;
         this.emit(wait);
         this.carry = interval;

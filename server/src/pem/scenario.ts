@@ -99,10 +99,11 @@ export function engineNetwork(table: CommTable, traced: CommTable): EngineNetwor
   const sharing = table.sharedCore?.length ? table : traced;
   return {
     eagerLimitBytes: table.eagerLimitBytes,
-    linkSecondsPerByte: linkSecondsPerByte(table),
+    linkSecondsPerByte: table.interNodeSharedMemory ? 0 : linkSecondsPerByte(table),
     oneWay: (bytes, sameNode) => (sameNode ? oneWaySeconds(intra, bytes, true) : oneWaySeconds(table, bytes, false)),
     receiverTurn: (ranksPerCore) => receiverTurnSeconds(sharing, ranksPerCore),
     stackCpu: table.stackCpu,
     connectSeconds: table.connectSeconds,
+    interNodeSharedMemory: table.interNodeSharedMemory,
   };
 }
