@@ -271,9 +271,11 @@ test('pipeline: failed MPI_Test polls are waiting, not work: of each run of them
   // How often a stage finds its block already there depends on the machine's load; some poll fails.
   assert.ok(expected.some((e) => e.waiting > 0), `waiting per rank: ${expected.map((e) => e.waiting).join(', ')}`);
 });
-test("each rank starts at its first event after the earliest one, or, without the tracer (whose start-up delays them), all at once", () => {
+test("each rank starts at its first event after the earliest one (of the trace that gives the computations), or, without the tracer (whose start-up delays them), all at once", () => {
   assert.deepEqual(rankStartSeconds([2.5, 2, NaN, 2.25], false), [0.5, 0, 0, 0.25]);
   assert.deepEqual(rankStartSeconds([2.5, 2, NaN, 2.25], true), [0, 0, 0, 0]);
+  assert.deepEqual(rankStartSeconds([2.5, 2, NaN, 2.25], false, [1, 1.5, 1.25, NaN]), [0, 0.5, 0.25, 0], "with another trace's computations, its run's starts");
+  assert.deepEqual(rankStartSeconds([2.5, 2, NaN, 2.25], true, [1, 1.5, 1.25, NaN]), [0, 0, 0, 0]);
 });
 
 test("a run's traced time ends where its last rank enters MPI_Finalize (the recorder's closing barrier and writes are inside it), less the suspensions", async () => {

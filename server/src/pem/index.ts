@@ -124,12 +124,15 @@ export async function predictScenarios(
   const computeArchive = options.computeFrom !== undefined ? openTrace(options.computeFrom) : undefined;
   const computeStreamsOf = computeArchive ? rankStreamFactory(computeArchive, options.eventCostSeconds, traced) : undefined;
   let computeMatches: RankComputeMatch[] = [];
+  // The other trace's ranks' first events: its run's start, which comes with its computations.
+  let computeFirstSeconds: number[] | undefined;
   if (computeArchive && options.computeFrom !== undefined && computeStreamsOf) {
     const mismatch = computeTraceMismatch(archive, computeArchive, options.computeFrom);
     if (mismatch) throw new ScenarioError(mismatch);
     const own = streamsOf();
     const other = computeStreamsOf();
     computeMatches = own.map((stream, i) => matchRankCompute(stream, other[i]));
+    computeFirstSeconds = other.map((stream) => stream.facts.firstSeconds);
     for (const stream of [...own, ...other]) stream.close();
     traceProblems.push(...describeComputeMatches(computeMatches, options.computeFrom));
   }
@@ -165,7 +168,7 @@ export async function predictScenarios(
         coresPerNode: placement.coresPerNode,
         network: engineNetwork(table, traced),
         communicators,
-        startSeconds: rankStartSeconds(streams.map((st) => st.facts.firstSeconds), options.eventCostSeconds !== undefined),
+        startSeconds: rankStartSeconds(streams.map((st) => st.facts.firstSeconds), options.eventCostSeconds !== undefined, computeFirstSeconds),
       });
       while (!engine.run(SLICE)) {
         if (cancel?.()) throw new CancelledError();
@@ -202,11 +205,14 @@ export async function predictScenarios(
  * recorder's start-up after MPI_Init (a communicator, a barrier, its files, its clock-offset
  * ping-pongs) delays each rank's first event differently, by up to 47 ms of a 200 ms run with 4
  * ranks on a core: a replay of the traced run keeps those starts, a prediction without the tracer
- * starts every rank at once (MPI_Init ends with every rank there).
+ * starts every rank at once (MPI_Init ends with every rank there). With the computations of
+ * another trace (`computeFirstSeconds`, its ranks' first events) the starts are that run's: they
+ * depend on its placement (ranks sharing a core take turns), as its computations do.
  */
-export function rankStartSeconds(firstSeconds: readonly number[], withoutTracer: boolean): number[] {
-  const origin = Math.min(...firstSeconds.filter(Number.isFinite));
-  return firstSeconds.map((first) => (!withoutTracer && Number.isFinite(first) ? first - origin : 0));
+export function rankStartSeconds(firstSeconds: readonly number[], withoutTracer: boolean, computeFirstSeconds?: readonly number[]): number[] {
+  const starts = computeFirstSeconds ?? firstSeconds;
+  const origin = Math.min(...starts.filter(Number.isFinite));
+  return starts.map((first) => (!withoutTracer && Number.isFinite(first) ? first - origin : 0));
 }
 
 /** Operations per rank read by the first pass: a smallest value is found long before the end. */
