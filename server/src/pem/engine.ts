@@ -145,7 +145,7 @@ interface Message {
   time: number;
   bytes: number;
   eager: boolean;
-  /** Delay of the data: the one-way time, less the receiver's copy inside a node. */
+  /** Delay of the data: the one-way time, less the copy when the receiver copies it in (`copied`). */
   oneWay: number;
   zeroWay: number;
   /** The table's size-dependent time, T(bytes) − T(0): see receiveWork. */
