@@ -159,8 +159,8 @@ async function measureNetworks() {
 
 const measured = kept ? readKept(kept) : await measureNetworks();
 // Kept runs are read again with this reader, so that they are judged by its definition of a run's
-// time (it ends where the last rank enters MPI_Finalize).
-for (const run of measured.flatMap((network) => network.traced)) run.measuredSeconds = (await predictScenarios(run.archive, [])).measuredSeconds;
+// time (it ends where the last rank enters MPI_Finalize), as fresh ones are.
+if (kept) for (const run of measured.flatMap((network) => network.traced)) run.measuredSeconds = (await predictScenarios(run.archive, [])).measuredSeconds;
 const machine = measuredOn(kept);
 const repetitions = measured[0].traced.length;
 

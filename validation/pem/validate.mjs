@@ -134,6 +134,8 @@ async function measure() {
     source: 'measured',
     createdAt: new Date().toISOString(),
     eagerLimitBytes: 4096,
+    // The emulated nodes are cores of one machine: a message between them is the receiver's copy.
+    interNodeSharedMemory: true,
     intraNode: medianPoints(calibrations.map((c) => c.intraNode)),
     interNode: medianPoints(calibrations.map((c) => c.interNode)),
     sharedCore: medianPoints(calibrations.map((c) => c.sharedCore)),
@@ -145,14 +147,15 @@ async function measure() {
 }
 
 const { traced, runs } = kept ? readKept(kept) : await measure();
-// The emulated nodes are cores of one machine: a message between them is the receiver's copy
-// through shared memory (said here so that runs kept before the table had the field say it too).
-traced.interNodeSharedMemory = true;
-// Kept runs are read again with this reader, so that they are judged by its definition of a run's
-// time (it ends where the last rank enters MPI_Finalize) and computation.
-for (const run of Object.values(runs).flat()) {
-  run.measuredSeconds = (await predictScenarios(run.archive, [])).measuredSeconds;
-  run.cpu = computeSeconds(run.archive);
+if (kept) {
+  // Runs kept by an earlier version are judged as fresh ones: their table says what the emulated
+  // nodes are, and their times and computations are read again with this reader (a run's time
+  // ends where its last rank enters MPI_Finalize).
+  traced.interNodeSharedMemory = true;
+  for (const run of Object.values(runs).flat()) {
+    run.measuredSeconds = (await predictScenarios(run.archive, [])).measuredSeconds;
+    run.cpu = computeSeconds(run.archive);
+  }
 }
 const machine = measuredOn(kept);
 if (keep) writeKept(work, { traced, runs }, machine);

@@ -745,9 +745,9 @@ export class PemEngine {
     const eager = op.bytes <= network.eagerLimitBytes;
     const done = eager ? EAGER_SENT : new Completion();
     const dstTurn = this.turn[this.input.nodeOf[dst]];
-    // The rendezvous handshake's two legs: one waits for the receiver's turn, one for the sender's.
     const full = network.oneWay(op.bytes, same);
     const zero = network.oneWay(0, same);
+    // The rendezvous handshake's two legs: one waits for the receiver's turn, one for the sender's.
     const zeroWay = eager ? 0 : zero + (dstTurn + this.turn[this.input.nodeOf[rank.rank]]) / 2;
     const copy = Math.max(0, full - zero);
     const copied = same || network.interNodeSharedMemory === true;
