@@ -342,9 +342,16 @@ test("a message waits for its receiver's turn when ranks share the receiver's co
   const alone = run([...pair, idle, idle], [0, 1, 2, 3], [1, 1, 1, 1], net);
   close(alone.result.finishSeconds[1], 1, 'a rank alone on its core: the latency only');
   const crowded = run([...pair, idle, idle], [0, 1, 1, 1], [1, 2], net);
-  close(crowded.result.finishSeconds[1], 1, '3 ranks on 2 cores: 2 per core, as calibrated');
+  close(crowded.result.finishSeconds[1], 1.5, '3 ranks on 2 cores: the receiver and 2 polling ranks, 1.5 per core: half a turn');
   const packed = run([...pair, idle, idle], [0, 1, 1, 1], [1, 1], net);
-  close(packed.result.finishSeconds[1], 2, '3 ranks on one core: one more turn');
+  close(packed.result.finishSeconds[1], 3, "3 ranks on the receiver's core, the sender elsewhere: two polling ranks, two turns (calibrated k = 4: the pair and two)");
+  // Only waiting ranks take a turn (poll and yield); one that computes shares the core instead.
+  const busy = [op(OpKind.End, { compute: 10 })];
+  const later = [[op(OpKind.Send, { compute: 1, peer: 1 }), op(OpKind.End)], pair[1]];
+  const working = run([...later, busy, idle], [0, 1, 1, 1], [1, 1], net);
+  close(working.result.finishSeconds[1], 3, 'of the other two, one computes and one waits (in MPI_Finalize): its turn only');
+  const allWorking = run([...later, busy, busy], [0, 1, 1, 1], [1, 1], net);
+  close(allWorking.result.finishSeconds[1], 2, 'both others compute: no turn');
 });
 
 test("the network stack's CPU per message between nodes takes a core from the ranks computing there", () => {

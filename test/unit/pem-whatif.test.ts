@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { runWhatif } from '../../server/src/cli/whatif';
 import { recordTrace } from '../../server/src/mpi/recordTrace';
-import { predictScenarios, rankStartSeconds } from '../../server/src/pem';
+import { lowQuantile, predictScenarios, rankStartSeconds } from '../../server/src/pem';
 import { communicatorRanks, openOtf2Archive, openRankEvents } from '../../server/src/trace/otf2Archive';
 import { EV_BUFFER_FLUSH, EV_ENTER, EV_LEAVE, EV_METRIC, EV_MPI_COLLECTIVE_END, EV_MPI_IRECV, EV_MPI_IRECV_REQUEST, EV_MPI_ISEND, EV_MPI_ISEND_COMPLETE, EV_MPI_RECV, EV_MPI_SEND } from '../../server/src/trace/otf2Events';
 import { cpuTimeMetrics, Otf2RankStream } from '../../server/src/pem/otf2Ops';
@@ -151,6 +151,32 @@ test('the smallest CPU time inside each kind of call is found (charged to blocki
     for (const call of ['MPI_Send', 'MPI_Recv']) assert.ok(names.includes(call), `rank ${rank.rank}: ${call} missing from ${names.join(', ')}`);
     for (const [region, smallest] of stream.facts.smallestCallCpu) assert.ok(smallest >= 0 && smallest < 1e-3, `rank ${rank.rank} ${archive.defs.regions.get(region)}: ${smallest}`);
   }
+});
+
+test("the tracer's cost per gap ('auto') is not set by a gap the CPU clock missed", () => {
+  const gaps = [...Array.from({ length: 199 }, () => 3e-8), 0];
+  assert.equal(lowQuantile(gaps), 3e-8, 'one 0 among 200 gaps of 30 ns');
+  assert.equal(lowQuantile(Array.from({ length: 1000 }, (_, i) => 1000 - i)), 11, 'the 1% quantile');
+  assert.equal(lowQuantile([5]), 5);
+  assert.equal(lowQuantile([]), 0);
+});
+
+test("a blocking send's work comes before its message leaves, a receive's after its message came", () => {
+  const archive = openOtf2Archive(traces.get('latency')!);
+  const comms = communicatorRanks(archive.defs);
+  const region = (name: string) => [...archive.defs.regions].find(([, n]) => n === name)![0];
+  const ops = (inCallCost: Map<number, number>) => {
+    const stream = new Otf2RankStream(archive, archive.ranks[0], comms, cpuTimeMetrics(archive), 0, { inCallCost });
+    const all = [];
+    for (let op = stream.next(); op; op = stream.next()) all.push(op);
+    return all;
+  };
+  const free = ops(new Map());
+  const added = (charged: ReturnType<typeof ops>) => charged.map((op, i) => Math.round(op.compute - free[i].compute));
+  const kinds = free.map((op) => op.kind);
+  assert.ok(kinds.filter((kind) => kind === OpKind.Send).length >= 400, 'rank 0 sends 400 times');
+  assert.deepEqual(added(ops(new Map([[region('MPI_Send'), 1]]))), kinds.map((kind) => (kind === OpKind.Send ? 1 : 0)), 'each send carries its own work');
+  assert.deepEqual(added(ops(new Map([[region('MPI_Recv'), 1]]))), kinds.map((_, i) => (kinds[i - 1] === OpKind.Recv ? 1 : 0)), 'a receive is charged after its message: to the operation after it');
 });
 
 test('a call with MPI records is charged its kind\'s work, not its own CPU (an Irecv may copy a message in)', () => {

@@ -178,6 +178,8 @@ interface Channel {
 /** A node: its cores and the CPU share handed out so far, with a heap of running ranks by finish. */
 class NodeState {
   running = 0;
+  /** Its ranks: those not running wait in a call (MPI_Finalize's too), polling. */
+  ranks = 0;
   /** CPU seconds each running rank has received since the origin. */
   served = 0;
   lastTime = 0;
@@ -338,13 +340,6 @@ const CHANNEL_SWEEP_AT = 4096;
 /** Queue ids ≥ 0 are nodes; a rank r whose blocking operation completes is −1 − r. */
 const rankEventId = (rank: number) => -1 - rank;
 
-function receiverTurns(input: EngineInput): Float64Array {
-  const ranksOn = new Array<number>(input.coresPerNode.length).fill(0);
-  for (let r = 0; r < input.streams.length; r++) ranksOn[input.nodeOf[r]]++;
-  const turnOf = input.network.receiverTurn;
-  return Float64Array.from(ranksOn, (n, node) => (turnOf ? turnOf(Math.ceil(n / Math.max(1, input.coresPerNode[node]))) : 0));
-}
-
 export class PemEngine {
   private readonly ranks: RankState[];
   private readonly nodes: NodeState[];
@@ -362,8 +357,6 @@ export class PemEngine {
   private started = false;
   /** When each node's outgoing link is free again. */
   private readonly linkFree: Float64Array;
-  /** Per node, the extra wait of a message for its receiver's turn on a shared core. */
-  private readonly turn: Float64Array;
   /** When the connection of a pair of ranks on different nodes (lower × ranks + higher) is open. */
   private readonly connectedAt = new Map<number, number>();
 
@@ -374,7 +367,27 @@ export class PemEngine {
     const problem = (text: string) => this.problem(text);
     this.ranks = input.streams.map((stream, rank) => new RankState(rank, input.nodeOf[rank], collectiveRounds(stream, rank, input.communicators, this.worldRanks, input.network.eagerLimitBytes, problem)));
     this.linkFree = new Float64Array(input.coresPerNode.length);
-    this.turn = receiverTurns(input);
+    for (let r = 0; r < n; r++) this.nodes[input.nodeOf[r]].ranks++;
+  }
+
+  /**
+   * The extra wait of a message for `rank`'s turn on its node: every other rank of the node that
+   * waits (in any call, MPI_Finalize's barrier included) polls and yields the core once before
+   * the receiver's turn comes (mpi_yield_when_idle), as in the sharedCore calibration; those that
+   * compute share the core at the node's rate instead. `other` (the sender or the receiver, busy
+   * with this message) is not one of them.
+   */
+  private turn(rank: RankState, other: number): number {
+    const turnOf = this.input.network.receiverTurn;
+    if (!turnOf) return 0;
+    const node = this.nodes[rank.node];
+    let polling = node.ranks - node.running;
+    if (rank.status !== COMPUTING) polling--;
+    const peer = this.ranks[other];
+    if (peer.node === rank.node && peer.status !== COMPUTING) polling--;
+    // The calibration's k ranks on one core are the pair and k − 2 polling: here the receiver and
+    // the polling ranks share the node's cores.
+    return polling > 0 ? turnOf(1 + (polling + 1) / node.cores) : 0;
   }
 
   /** The network stack's work for `share` of one message of `bytes` between nodes: queued for `node` at `time`. */
@@ -740,21 +753,21 @@ export class PemEngine {
       this.problem(`a send to rank ${dst}, outside the trace's ranks; ignored`);
       return EAGER_SENT;
     }
-    const same = this.input.nodeOf[rank.rank] === this.input.nodeOf[dst];
+    const srcNode = this.input.nodeOf[rank.rank];
+    const same = srcNode === this.input.nodeOf[dst];
     const network = this.input.network;
     const eager = op.bytes <= network.eagerLimitBytes;
     const done = eager ? EAGER_SENT : new Completion();
-    const dstTurn = this.turn[this.input.nodeOf[dst]];
+    const dstTurn = this.turn(this.ranks[dst], rank.rank);
     const full = network.oneWay(op.bytes, same);
     const zero = network.oneWay(0, same);
     // The rendezvous handshake's two legs: one waits for the receiver's turn, one for the sender's.
-    const zeroWay = eager ? 0 : zero + (dstTurn + this.turn[this.input.nodeOf[rank.rank]]) / 2;
+    const zeroWay = eager ? 0 : zero + (dstTurn + this.turn(rank, dst)) / 2;
     const copy = Math.max(0, full - zero);
     const copied = same || network.interNodeSharedMemory === true;
     const oneWay = (copied ? full - copy : full) + (same ? 0 : this.connect(rank.rank, dst, time)) + dstTurn;
     const channel = this.channel(rank.rank, dst, op.comm, op.tag);
     const recv = channel.recvs.length > 0 ? channel.recvs.shift()! : undefined;
-    const srcNode = this.input.nodeOf[rank.rank];
     if (recv) {
       // The receive was posted no later than now, so the data's arrival decides.
       const dataLeaves = eager ? time : time + 2 * zeroWay;
