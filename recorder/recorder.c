@@ -489,6 +489,11 @@ void cl_start(void) {
   }
   S.next_comm = 1;
   S.collectives_until_check = 1;
+  /* The event buffer's pages are touched now, in the start-up: a first touch during the run is a
+   * page fault (about 1 µs on this VM) every 85 records, which a latency-bound trace showed as
+   * 0.03–0.05 µs more tracer work per call on average than its shortest gaps. */
+  grow_buffer();
+  if (S.buf) memset(S.buf, 0, S.cap * sizeof(cl_record));
   S.cpu0 = thread_cpu();
   S.start = cl_now();
   measure_clock_offsets();
