@@ -30,8 +30,8 @@ export interface PredictOptions {
   tracedNetwork?: CommTable;
   /**
    * Tracing cost per MPI call removed from the computation, seconds; 'auto' takes, per rank, the
-   * smallest computation between two of its MPI calls (back-to-back calls: nothing but the
-   * recorder's own work), found in a first pass over the trace.
+   * 1% quantile of the computations between two of its MPI calls (back-to-back calls, the
+   * shortest: nothing but the recorder's own work), found in a first pass over the trace.
    */
   eventCostSeconds?: number | 'auto';
   /**
@@ -215,17 +215,17 @@ export function rankStartSeconds(firstSeconds: readonly number[], withoutTracer:
   return starts.map((first) => (!withoutTracer && Number.isFinite(first) ? first - origin : 0));
 }
 
-/** Operations per rank read by the first pass: a smallest value is found long before the end. */
+/** Operations per rank read by the first pass: enough for the smallest values, long before the end. */
 const FIRST_PASS_OPS = 5_000;
 
 /**
  * Opens a fresh stream per rank of `archive`. A first pass over each rank's first operations
- * finds the costs inside its calls: the smallest computation between two calls (back-to-back
- * calls: nothing but the tracer's work) and, over all ranks, the smallest CPU time of each kind
+ * finds the costs inside its calls: with 'auto', the tracer's work between two calls (lowQuantile
+ * of the computations) and, over all ranks, the smallest CPU time of each kind
  * of call less the communication it cannot avoid on the traced network (its own work when it
  * waits for nothing; the smallest of all kinds is the tracer's). By default each blocking call
  * is charged its kind's work, so the traced run is reproduced; with `eventCostSeconds` (a
- * number, or 'auto' for the smallest computation) that much is removed from every computation
+ * number, or 'auto') that much is removed from every computation
  * and blocking calls are charged their work less the tracer's, which predicts the run without
  * the tracer.
  */
@@ -243,13 +243,13 @@ function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOption
   const inCall = new Map<number, number>();
   const tracerGaps = open(archive.ranks.map(() => ({ unavoidableSeconds }))).map((stream) => {
     const gaps: number[] = [];
-    for (let op = stream.next(); op && gaps.length < FIRST_PASS_OPS; op = stream.next()) {
-      if (op.kind !== OpKind.End) gaps.push(op.compute);
+    for (let op = stream.next(), count = 0; op && count < FIRST_PASS_OPS; op = stream.next(), count++) {
+      // The first computation is the program's start-up, not a gap between calls.
+      if (eventCostSeconds === 'auto' && count > 0 && op.kind !== OpKind.End) gaps.push(op.compute);
     }
     stream.close();
     for (const [region, seconds] of stream.facts.smallestCallCpu) inCall.set(region, Math.min(seconds, inCall.get(region) ?? Infinity));
-    // The first computation is the program's start-up, not a gap between calls.
-    return lowQuantile(gaps.slice(1));
+    return lowQuantile(gaps);
   });
   if (eventCostSeconds === undefined) return () => open(archive.ranks.map(() => ({ inCallCost: inCall, smallestCallCpu: inCall })));
   const tracer = Math.min(...[...inCall.values()].filter((seconds) => seconds > 0));
@@ -258,9 +258,9 @@ function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOption
 }
 
 /**
- * The 1% quantile (0 without values): the CPU clock sometimes does not advance across a gap
- * (seen: one 0 among 19,000 gaps of 0.02–0.03 µs), so the very smallest is no measure of the
- * tracer's work.
+ * The 1% quantile (0 without values), sorting `values` in place: the CPU clock sometimes does not
+ * advance across a gap (seen: one 0 among 19,000 gaps of 0.02–0.03 µs), so the very smallest is
+ * no measure of the tracer's work.
  */
 export function lowQuantile(values: number[]): number {
   if (values.length === 0) return 0;
