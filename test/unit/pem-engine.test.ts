@@ -354,6 +354,25 @@ test("a message waits for its receiver's turn when ranks share the receiver's co
   close(allWorking.result.finishSeconds[1], 2, 'both others compute: no turn');
 });
 
+test('time off the core (I/O, sleep) takes as long in every placement, uses no CPU and takes no turn', () => {
+  // Rank 0 computes 1 s, then writes for 2 s off its core; rank 1 computes 2 s.
+  const ops = [[op(OpKind.End, { compute: 1, offCpuSeconds: 2 })], [op(OpKind.End, { compute: 2 })]];
+  const shared = run(ops, [0, 0], [1], INSTANT);
+  close(shared.result.finishSeconds[0], 2 + 2, 'its CPU second at half a core, then 2 s off it');
+  close(shared.result.finishSeconds[1], 3, 'the other rank has the core to itself while rank 0 is off it');
+  close(shared.result.criticalPath.computeSeconds, 3, "the program's own time: 1 s of CPU and 2 s off the core");
+  close(shared.result.criticalPath.waitSeconds, 1, 'waiting for the core while both computed');
+  const apart = run(ops, [0, 1], [1, 1], INSTANT);
+  close(apart.result.finishSeconds[0], 3, 'alone on its core: 1 + 2');
+  const offFirst = run([[op(OpKind.End, { offCpuSeconds: 2 })]], [0], [1], INSTANT);
+  close(offFirst.result.finishSeconds[0], 2, 'without computation before it');
+
+  const net: EngineNetwork = { ...wire(1, 1000), receiverTurn: (ranksPerCore) => (ranksPerCore > 2 ? ranksPerCore - 2 : 0) };
+  const later = [[op(OpKind.Send, { compute: 1, peer: 1 }), op(OpKind.End)], [op(OpKind.Recv, { peer: 0 }), op(OpKind.End)]];
+  const away = [op(OpKind.End, { offCpuSeconds: 10 })];
+  close(run([...later, away, away], [0, 1, 1, 1], [1, 1], net).result.finishSeconds[1], 2, "ranks off the receiver's core take no turn: the latency only");
+});
+
 test("the network stack's CPU per message between nodes takes a core from the ranks computing there", () => {
   const net: EngineNetwork = { ...wire(1, 1000), stackCpu: { perMessageSeconds: 2, perByteSeconds: 0 } };
   // Rank 0 sends at 0 (arrives at 1) and computes 5 s; rank 1 computes 10 s, then receives.

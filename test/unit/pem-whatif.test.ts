@@ -329,3 +329,26 @@ test("a run's traced time ends where its last rank enters MPI_Finalize (the reco
   const { measuredSeconds } = await predictScenarios(trace, []);
   assert.ok(Math.abs(measuredSeconds - (end - first) / ticks) < 1e-9, `${measuredSeconds} s, the events give ${(end - first) / ticks} s`);
 });
+
+test('time a rank spends off its core between calls (asleep, as in blocking I/O) is read from the trace and kept in the prediction', async () => {
+  // One rank, passing the token to itself: on this VM a rank waiting for a message from a rank
+  // that slept is itself descheduled for about a millisecond, which is not what is tested here.
+  const summary = await recordTrace({ np: 1, outDir: path.join(WORK, 'ring-sleep'), program: path.join(MPI_BUILD, 'ring'), args: ['20', '--sleep-us', '2000'] });
+  assert.equal(summary.truncated, undefined);
+  const archive = openOtf2Archive(summary.archive);
+  const comms = communicatorRanks(archive.defs);
+  for (const rank of archive.ranks) {
+    const stream = new Otf2RankStream(archive, rank, comms, cpuTimeMetrics(archive), 0);
+    let off = 0;
+    let cpu = 0;
+    for (let op = stream.next(); op; op = stream.next()) {
+      off += op.offCpuSeconds ?? 0;
+      cpu += op.compute;
+    }
+    assert.ok(off >= 0.9 * 20 * 2e-3, `rank ${rank.rank}: ${off} s off the core, slept 20 × 2 ms`);
+    assert.ok(cpu < off / 4, `rank ${rank.rank}: ${cpu} s of CPU is not the sleep`);
+  }
+  const prediction = await predictScenarios(summary.archive, []);
+  const ratio = prediction.scenarios[0].predictedSeconds / prediction.measuredSeconds;
+  assert.ok(ratio > 0.9 && ratio < 1.1, `predicted ${prediction.scenarios[0].predictedSeconds} s for a run of ${prediction.measuredSeconds} s`);
+});

@@ -7,7 +7,8 @@
 // one; a rank whose calls differ (MPI_ANY_SOURCE task assignment, timing-dependent MPI_Test
 // polls) keeps its own, scaled by the ratio of the two traces' totals for that rank. The receive
 // copies the traces measured (PemOp.copySeconds) are CPU work on the same cores and follow the
-// computations: taken one by one, or scaled.
+// computations: taken one by one, or scaled. So does the time off the core (PemOp.offCpuSeconds),
+// taken one by one; a rank whose calls differ keeps its own, which is not CPU to scale.
 
 import { Otf2Archive } from '../trace/otf2Archive';
 import { PemOp, RankStream } from './ops';
@@ -45,6 +46,7 @@ export function withComputeFrom(own: RankStream, other: RankStream, match: RankC
       if (match.sameCalls) {
         const theirs = other.next();
         op.compute = theirs?.compute ?? op.compute;
+        if (theirs && (theirs.offCpuSeconds || op.offCpuSeconds)) op.offCpuSeconds = theirs.offCpuSeconds ?? 0;
         if (theirs && theirs.copySeconds >= 0) op.copySeconds = theirs.copySeconds;
       } else {
         op.compute *= match.scale;

@@ -20,7 +20,8 @@
 //   always available, so Figure 3's wait for "each process has a current or pending event" and
 //   its keep-alive events are not needed to make progress; keep-alive operations in a stream
 //   only advance their node's clock and are dropped, as in the paper);
-// - a rank blocked in a receive or a wait is pending; it gets no CPU share.
+// - a rank blocked in a receive or a wait is pending; it gets no CPU share; nor does a rank off
+//   its core between calls (PemOp.offCpuSeconds: blocking I/O, sleep), for as long as the trace says.
 // - inside a node a message is a copy through shared memory, done by the receiver's CPU: the
 //   size-dependent part of the one-way time, T(b) − T(0), is CPU work the receiver does when
 //   the message has arrived (sharing its node's cores like computation), or the copy the trace
@@ -98,6 +99,8 @@ export interface EngineResult {
 const COMPUTING = 1;
 const BLOCKED = 2;
 const DONE = 3;
+/** Off its core before its operation (PemOp.offCpuSeconds): no CPU, no turn. */
+const OFF_CPU = 4;
 
 /** A completion: when, and the critical-path split of the path that leads to it. */
 class Completion {
@@ -178,8 +181,9 @@ interface Channel {
 /** A node: its cores and the CPU share handed out so far, with a heap of running ranks by finish. */
 class NodeState {
   running = 0;
-  /** Its ranks: those not running wait in a call (MPI_Finalize's too), polling. */
+  /** Its ranks: those not running and not off the core wait in a call (MPI_Finalize's too), polling. */
   ranks = 0;
+  offCpu = 0;
   /** CPU seconds each running rank has received since the origin. */
   served = 0;
   lastTime = 0;
@@ -337,7 +341,7 @@ class EventQueue {
 /** Channels (pairs of ranks × communicator × tag) kept before the idle ones are forgotten. */
 const CHANNEL_SWEEP_AT = 4096;
 
-/** Queue ids ≥ 0 are nodes; a rank r whose blocking operation completes is −1 − r. */
+/** Queue ids ≥ 0 are nodes; a rank r whose blocking operation completes, or who comes back to its core, is −1 − r. */
 const rankEventId = (rank: number) => -1 - rank;
 
 export class PemEngine {
@@ -381,7 +385,7 @@ export class PemEngine {
     const turnOf = this.input.network.receiverTurn;
     if (!turnOf) return 0;
     const node = this.nodes[rank.node];
-    let polling = node.ranks - node.running;
+    let polling = node.ranks - node.running - node.offCpu;
     if (rank.status !== COMPUTING) polling--;
     const peer = this.ranks[other];
     if (peer.node === rank.node && peer.status !== COMPUTING) polling--;
@@ -459,6 +463,13 @@ export class PemEngine {
         this.completeBursts(node, time);
       } else {
         const rank = this.ranks[-1 - id];
+        if (rank.status === OFF_CPU) {
+          this.nodes[rank.node].offCpu--;
+          rank.status = 0;
+          rank.pc += rank.op!.offCpuSeconds!;
+          this.execute(rank, time);
+          continue;
+        }
         rank.pc = rank.until.pc;
         rank.pm = rank.until.pm;
         rank.pw = rank.until.pw;
@@ -525,7 +536,15 @@ export class PemEngine {
       rank.resuming = false;
       this.report(rank, time);
       this.nextOp(rank, time);
-    } else this.execute(rank, time);
+    } else if (rank.op!.offCpuSeconds) this.leaveCore(rank, time);
+    else this.execute(rank, time);
+  }
+
+  /** The rank is off its core (PemOp.offCpuSeconds) before it runs its operation. */
+  private leaveCore(rank: RankState, time: number): void {
+    rank.status = OFF_CPU;
+    this.nodes[rank.node].offCpu++;
+    this.queue.push(time + rank.op!.offCpuSeconds!, rankEventId(rank.rank), 0);
   }
 
   /**
@@ -573,6 +592,10 @@ export class PemEngine {
       rank.op = next;
       if (next.compute > 0) {
         this.startBurst(rank, time, next.compute, false);
+        return;
+      }
+      if (next.offCpuSeconds) {
+        this.leaveCore(rank, time);
         return;
       }
       if (!this.perform(rank, time)) return;

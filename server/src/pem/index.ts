@@ -232,8 +232,10 @@ const FIRST_PASS_OPS = 5_000;
 function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOptions['eventCostSeconds'], tracedNetwork: CommTable): () => Otf2RankStream[] {
   const communicators = communicatorRanks(archive.defs);
   const cpuMetrics = cpuTimeMetrics(archive);
-  const open = (options: readonly TraceOpsOptions[]) => archive.ranks.map((rank, i) => new Otf2RankStream(archive, rank, communicators, cpuMetrics, archive.defs.clock.globalOffset, options[i]));
   const placement = tracedPlacement(archive.ranks);
+  const ranksOnNode = placement.coresPerNode.map((_, node) => placement.nodeOf.filter((n) => n === node).length);
+  const ranksPerCore = placement.nodeOf.map((node) => Math.max(1, ranksOnNode[node] / placement.coresPerNode[node]));
+  const open = (options: readonly TraceOpsOptions[]) => archive.ranks.map((rank, i) => new Otf2RankStream(archive, rank, communicators, cpuMetrics, archive.defs.clock.globalOffset, options[i]));
   const network = engineNetwork(tracedNetwork, tracedNetwork);
   const rounds = new CollectiveCosts(placement.nodeOf, (bytes, same) => network.oneWay(bytes, same));
   const unavoidableSeconds = (op: PemOp) => {
@@ -241,7 +243,7 @@ function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOption
     return members ? rounds.cost(op.comm, members, op.collective, Math.max(op.sizeSent, op.sizeReceived)) : 0;
   };
   const inCall = new Map<number, number>();
-  const tracerGaps = open(archive.ranks.map(() => ({ unavoidableSeconds }))).map((stream) => {
+  const tracerGaps = open(archive.ranks.map((rank) => ({ unavoidableSeconds, ranksPerCore: ranksPerCore[rank.rank] }))).map((stream) => {
     const gaps: number[] = [];
     for (let op = stream.next(), count = 0; op && count < FIRST_PASS_OPS; op = stream.next(), count++) {
       // The first computation is the program's start-up, not a gap between calls.
@@ -251,10 +253,10 @@ function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOption
     for (const [region, seconds] of stream.facts.smallestCallCpu) inCall.set(region, Math.min(seconds, inCall.get(region) ?? Infinity));
     return lowQuantile(gaps);
   });
-  if (eventCostSeconds === undefined) return () => open(archive.ranks.map(() => ({ inCallCost: inCall, smallestCallCpu: inCall })));
+  if (eventCostSeconds === undefined) return () => open(archive.ranks.map((rank) => ({ inCallCost: inCall, smallestCallCpu: inCall, ranksPerCore: ranksPerCore[rank.rank] })));
   const tracer = Math.min(...[...inCall.values()].filter((seconds) => seconds > 0));
   const work = new Map([...inCall].map(([region, seconds]) => [region, Math.max(0, seconds - tracer)]));
-  return () => open(tracerGaps.map((gap) => ({ inCallCost: work, smallestCallCpu: inCall, eventCostSeconds: eventCostSeconds === 'auto' ? gap : eventCostSeconds })));
+  return () => open(tracerGaps.map((gap, i) => ({ inCallCost: work, smallestCallCpu: inCall, eventCostSeconds: eventCostSeconds === 'auto' ? gap : eventCostSeconds, ranksPerCore: ranksPerCore[archive.ranks[i].rank] })));
 }
 
 /**

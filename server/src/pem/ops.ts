@@ -25,6 +25,13 @@ const NO_REQUESTS: readonly number[] = [];
 export class PemOp {
   /** CPU seconds computed between the end of the previous operation and this one. */
   compute = 0;
+  /**
+   * Seconds the rank spent off its core after that computation, neither computing nor waiting
+   * for a core: blocked in a system call (writing output, reading a file) or asleep. It takes
+   * as long in every placement and uses no CPU. Absent (0) on most operations: a field on every
+   * one cost the whole pipeline 2.5% of its speed.
+   */
+  offCpuSeconds?: number;
   /** Partner as a world rank (Send, Isend, Recv, Irecv). */
   peer = -1;
   comm = 0;

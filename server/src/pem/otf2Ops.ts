@@ -6,7 +6,9 @@
 //   a call with a send and a receive (MPI_Sendrecv) → Isend, Recv, Wait.
 // The computation before an operation is the rank's thread CPU time between the end of the
 // previous call and this call's Enter (the recorder's CPU_TIME metric, written right before
-// every Enter and Leave); without that metric (Score-P traces), the elapsed time. Calls without
+// every Enter and Leave); without that metric (Score-P traces), the elapsed time. The elapsed
+// time beyond the CPU time × the ranks per core of the rank's traced node is time off the core
+// (blocking I/O, sleep: PemOp.offCpuSeconds), from OFF_CPU_MIN_SECONDS per gap. Calls without
 // MPI records add their own duration to the computation; a call with one is charged its kind's
 // work (below; a blocking send's before its message, any other call's after it), as its CPU
 // beyond that is communication the operation models (an Irecv whose message was already there
@@ -44,7 +46,19 @@ export interface TraceOpsOptions {
   unavoidableSeconds?: (op: PemOp) => number;
   /** Bytes of each event file held in memory. */
   windowBytes?: number;
+  /**
+   * Ranks per core of this rank's traced node (1 when it had a core to itself): a computation's
+   * elapsed time beyond its CPU time × this is time off the core (PemOp.offCpuSeconds).
+   */
+  ranksPerCore?: number;
 }
+
+/**
+ * Time off the core below this, per gap between calls, is the machine's noise (interrupts, the
+ * host of a VM), not the program's: on this VM such bits sum to 0.1–0.3 ms per rank over a run,
+ * while a blocking write of the programs' closing output takes 0.2–1.5 ms.
+ */
+export const OFF_CPU_MIN_SECONDS = 50e-6;
 
 export interface RankTraceFacts {
   /**
@@ -81,8 +95,11 @@ export class Otf2RankStream implements RankStream {
   private readyHead = 0;
   private readonly openIrecvs = new Map<number, PemOp>();
   private readonly secondsPerTick: number;
+  private readonly ranksPerCore: number;
   private ended = false;
   private carry = 0;
+  /** Time off the core since the last operation (PemOp.offCpuSeconds). */
+  private offCpu = 0;
   private lastWall = NaN;
   private lastCpu = NaN;
   private cpu = NaN;
@@ -109,8 +126,9 @@ export class Otf2RankStream implements RankStream {
   /** The rank entered MPI_Finalize: what follows is read (to the end of the file) but not used. */
   private finalizing = false;
   private regionId = -1;
-  /** Carry after the first failed poll since the last operation, and the failed polls counted. */
+  /** Carry and time off the core after the first failed poll since the last operation, and the failed polls counted. */
   private firstPollCarry = 0;
+  private firstPollOffCpu = 0;
   private failedPolls = 0;
   private lastMetric = -1;
   private lastMetricIsCpu = false;
@@ -124,6 +142,7 @@ export class Otf2RankStream implements RankStream {
     private readonly options: TraceOpsOptions = {},
   ) {
     this.reader = openRankEvents(archive, rank, options.windowBytes);
+    this.ranksPerCore = options.ranksPerCore ?? 1;
     this.secondsPerTick = 1 / archive.defs.clock.ticksPerSecond;
     this.mpiRegions = new Set([...archive.defs.regions].filter(([, name]) => name.startsWith('MPI_')).map(([id]) => id));
     this.pollRegions = new Set([...archive.defs.regions].filter(([, name]) => /^MPI_Test(any|some|all)?$/.test(name)).map(([id]) => id));
@@ -169,6 +188,10 @@ export class Otf2RankStream implements RankStream {
 
   private emit(op: PemOp): void {
     op.compute = Math.max(0, this.carry - (this.options.eventCostSeconds ?? 0));
+    if (this.offCpu > 0) {
+      op.offCpuSeconds = this.offCpu;
+      this.offCpu = 0;
+    }
     this.carry = 0;
     this.failedPolls = 0;
     this.ready.push(op);
@@ -185,11 +208,18 @@ export class Otf2RankStream implements RankStream {
     return members[rankInComm] ?? -1;
   }
 
-  /** Elapsed or CPU seconds from the last mark to now, less suspensions. */
+  /**
+   * Elapsed or CPU seconds from the last mark to now, less suspensions; elapsed time beyond what
+   * the CPU time and the core's sharing explain is added to the time off the core.
+   */
   private gapSeconds(wall: number): number {
-    const cpuSeconds = !Number.isNaN(this.cpu) && !Number.isNaN(this.lastCpu) ? (this.cpu - this.lastCpu) * 1e-9 : NaN;
-    const seconds = Number.isNaN(cpuSeconds) ? (wall - this.lastWall) * this.secondsPerTick : cpuSeconds;
-    return Math.max(0, seconds - this.suspended * this.secondsPerTick);
+    const suspended = this.suspended * this.secondsPerTick;
+    const elapsed = (wall - this.lastWall) * this.secondsPerTick - suspended;
+    if (Number.isNaN(this.cpu) || Number.isNaN(this.lastCpu)) return Math.max(0, elapsed);
+    const cpu = Math.max(0, (this.cpu - this.lastCpu) * 1e-9 - suspended);
+    const off = elapsed - cpu * this.ranksPerCore;
+    if (off >= OFF_CPU_MIN_SECONDS) this.offCpu += off;
+    return cpu;
   }
 
   private readMore(): void {
@@ -377,6 +407,8 @@ export class Otf2RankStream implements RankStream {
       if (polls > 0) {
         const interval = (this.carry - this.firstPollCarry) / polls;
         this.carry = this.firstPollCarry;
+        // Time off the core between the polls was waiting, too.
+        this.offCpu = this.firstPollOffCpu;
         this.emit(wait);
         this.carry = interval;
       } else this.emit(wait);
@@ -399,7 +431,10 @@ export class Otf2RankStream implements RankStream {
     // A call without MPI records costs its own duration, like computation.
     if (!this.regionCommunicates) {
       this.carry += Number.isNaN(cpuSeconds) ? (time - this.regionStartWall) * this.secondsPerTick : cpuSeconds;
-      if (count === 0 && this.pollRegions.has(this.regionId) && this.failedPolls++ === 0) this.firstPollCarry = this.carry;
+      if (count === 0 && this.pollRegions.has(this.regionId) && this.failedPolls++ === 0) {
+        this.firstPollCarry = this.carry;
+        this.firstPollOffCpu = this.offCpu;
+      }
     } else if (!sendOnly) this.carry += this.options.inCallCost?.get(this.regionId) ?? 0;
     this.lastWall = time;
     this.lastCpu = this.cpu;
