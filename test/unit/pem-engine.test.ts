@@ -371,6 +371,16 @@ test('time off the core (I/O, sleep) takes as long in every placement, uses no C
   const later = [[op(OpKind.Send, { compute: 1, peer: 1 }), op(OpKind.End)], [op(OpKind.Recv, { peer: 0 }), op(OpKind.End)]];
   const away = [op(OpKind.End, { offCpuSeconds: 10 })];
   close(run([...later, away, away], [0, 1, 1, 1], [1, 1], net).result.finishSeconds[1], 2, "ranks off the receiver's core take no turn: the latency only");
+  // A rendezvous (2000 bytes, eager limit 1000) to a receiver that is off its core when it is
+  // sent: the one rank in MPI_Finalize beside it still polls, k = 3, one turn.
+  const rendezvous: EngineNetwork = { ...wire(1, 1000, 1000), receiverTurn: net.receiverTurn };
+  const awayReceiver = [
+    [op(OpKind.Send, { compute: 1, peer: 1, bytes: 2000 }), op(OpKind.End)],
+    [op(OpKind.Recv, { peer: 0, bytes: 2000, offCpuSeconds: 5 }), op(OpKind.End)],
+    [op(OpKind.End)],
+  ];
+  // Posted at 5; the reply leg waits half the turn (1.5), the data 1 + 2 s and the turn.
+  close(run(awayReceiver, [0, 1, 1], [1, 1], rendezvous).result.finishSeconds[1], 5 + 1.5 + 3 + 1, 'a rank off its core is not counted out of the polling ranks twice');
 });
 
 test("the network stack's CPU per message between nodes takes a core from the ranks computing there", () => {

@@ -102,6 +102,9 @@ const DONE = 3;
 /** Off its core before its operation (PemOp.offCpuSeconds): no CPU, no turn. */
 const OFF_CPU = 4;
 
+/** Waits in a call, polling its core's turns: neither computing nor off its core. */
+const polls = (rank: RankState) => rank.status !== COMPUTING && rank.status !== OFF_CPU;
+
 /** A completion: when, and the critical-path split of the path that leads to it. */
 class Completion {
   resolved = false;
@@ -386,9 +389,9 @@ export class PemEngine {
     if (!turnOf) return 0;
     const node = this.nodes[rank.node];
     let polling = node.ranks - node.running - node.offCpu;
-    if (rank.status !== COMPUTING) polling--;
+    if (polls(rank)) polling--;
     const peer = this.ranks[other];
-    if (peer.node === rank.node && peer.status !== COMPUTING) polling--;
+    if (peer.node === rank.node && polls(peer)) polling--;
     // The calibration's k ranks on one core are the pair and k − 2 polling: here the receiver and
     // the polling ranks share the node's cores.
     return polling > 0 ? turnOf(1 + (polling + 1) / node.cores) : 0;

@@ -58,7 +58,7 @@ export interface TraceOpsOptions {
  * host of a VM), not the program's: on this VM such bits sum to 0.1–0.3 ms per rank over a run,
  * while a blocking write of the programs' closing output takes 0.2–1.5 ms.
  */
-export const OFF_CPU_MIN_SECONDS = 50e-6;
+const OFF_CPU_MIN_SECONDS = 50e-6;
 
 export interface RankTraceFacts {
   /**
