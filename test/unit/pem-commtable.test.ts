@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { COMM_TABLE_PRESETS, linkSecondsPerByte, loadCommTable, modelCommTable, oneWaySeconds, parseCommTable, presetCommTable, receiverTurnSeconds } from '../../server/src/network/commTable';
+import { COMM_TABLE_PRESETS, linkSecondsPerByte, loadCommTable, modelCommTable, oneWaySeconds, parseCommTable, presetCommTable, receiverTurnSeconds, switchInSeconds } from '../../server/src/network/commTable';
 
 const MEASURED = path.join(__dirname, '../../../samples/mpi/comm-table.json');
 
@@ -66,6 +66,18 @@ test("a receiver's turn on a shared core: measured points less the 2-rank one, l
   assert.equal(receiverTurnSeconds(presetCommTable('gbe'), 8), 0, 'no measurement, no turn');
   assert.throws(() => parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], sharedCore: [{ ranksPerCore: 4, seconds: 1e-6 }, { ranksPerCore: 4, seconds: 2e-6 }] }), 'bad.json'), /bad\.json: \$\.sharedCore\[1\]\.ranksPerCore: must increase \(4 after 4\)/);
   assert.throws(() => parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], sharedCore: [{ ranksPerCore: 2, seconds: 'fast' }] }), 'bad.json'), /bad\.json: \$\.sharedCore\[0\]\.seconds: expected a finite number/);
+});
+
+test('taking a shared core back after a wait: the 2-rank turn, or the polling turn per rank when longer', () => {
+  // L(2) = 1, L(4) = 2, L(8) = 6 µs: polling turns 2·(L(k) − L(2))/(k − 2) = 1 at 4, 5/3 at 8.
+  const t = parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], sharedCore: [{ ranksPerCore: 2, seconds: 1e-6 }, { ranksPerCore: 4, seconds: 2e-6 }, { ranksPerCore: 8, seconds: 6e-6 }] }), 's.json');
+  const close = (a: number, b: number, what: string) => assert.ok(Math.abs(a - b) < 1e-15, `${what}: ${a} ≠ ${b}`);
+  close(switchInSeconds(t, 1), 0, 'a core of its own: nothing to take back');
+  close(switchInSeconds(t, 1.5), 0, 'more cores than half the ranks: none');
+  close(switchInSeconds(t, 2), 1e-6, 'two ranks on a core: the whole one-way time is the turn');
+  close(switchInSeconds(t, 4), 1e-6, 'polling turn 1 µs, not less than L(2)');
+  close(switchInSeconds(t, 8), (2 * 5e-6) / 6, 'polling turn at 8');
+  assert.equal(switchInSeconds(presetCommTable('gbe'), 8), 0, 'no measurement, no switch');
 });
 
 test("the network stack's CPU per message is read and checked", () => {

@@ -354,6 +354,30 @@ test("a message waits for its receiver's turn when ranks share the receiver's co
   close(allWorking.result.finishSeconds[1], 2, 'both others compute: no turn');
 });
 
+test('on a shared core a rank takes the core back after each wait, and messages between its ranks have no delay', () => {
+  // 0.5 s one way inside a node, 2 s between nodes; 1 s of CPU to take back a core 2 or more ranks share.
+  const net: EngineNetwork = { eagerLimitBytes: 65536, oneWay: (_bytes, same) => (same ? 0.5 : 2), switchIn: (ranksPerCore) => (ranksPerCore >= 2 ? 1 : 0) };
+  // Two round trips; the first sender computes 1 s first, so its partner is waiting when the ball comes.
+  const pair = (a: number, b: number) => [
+    [op(OpKind.Send, { compute: 1, peer: b }), op(OpKind.Recv, { peer: b }), op(OpKind.Send, { peer: b }), op(OpKind.Recv, { peer: b }), op(OpKind.End)],
+    [op(OpKind.Recv, { peer: a }), op(OpKind.Send, { peer: a }), op(OpKind.Recv, { peer: a }), op(OpKind.Send, { peer: a }), op(OpKind.End)],
+  ];
+  const oneCore = run(pair(0, 1), [0, 0], [1], net);
+  close(oneCore.result.finishSeconds[0], 1 + 4, 'two ranks on a core: four hops of one turn each, no delay');
+  close(oneCore.result.criticalPath.computeSeconds, 1, 'the program computes 1 s');
+  close(oneCore.result.criticalPath.commSeconds, 4, 'the turns are communication');
+  const twoPairs = run([...pair(0, 1), ...pair(2, 3)], [0, 0, 0, 0], [1], net);
+  close(twoPairs.result.finishSeconds[0], 2 + 8, "two pairs on one core: every hop waits for the other pair's turn");
+  const ownCores = run([...pair(0, 1), ...pair(2, 3)], [0, 0, 1, 1], [1, 1], net);
+  close(ownCores.result.finishSeconds[2], 1 + 4, 'each pair on a core of its own');
+  const half = run([...pair(0, 1), ...pair(2, 3)], [0, 0, 0, 0], [2], net);
+  close(half.result.finishSeconds[0], 1 + 4, 'four ranks on two cores: two per core, as with a core per pair');
+  const wide = run([...pair(0, 1), ...pair(2, 3)], [0, 0, 0, 0], [4], net);
+  close(wide.result.finishSeconds[0], 1 + 4 * 0.5, 'a core per rank: no switches, the intra-node delay');
+  const apart = run(pair(0, 1), [0, 1], [1, 1], net);
+  close(apart.result.finishSeconds[0], 1 + 4 * 2, 'alone on their cores: the latency only');
+});
+
 test('time off the core (I/O, sleep) takes as long in every placement, uses no CPU and takes no turn', () => {
   // Rank 0 computes 1 s, then writes for 2 s off its core; rank 1 computes 2 s.
   const ops = [[op(OpKind.End, { compute: 1, offCpuSeconds: 2 })], [op(OpKind.End, { compute: 2 })]];

@@ -163,6 +163,27 @@ test("the tracer's cost per gap ('auto') is not set by a gap the CPU clock misse
   assert.equal(lowQuantile([]), 0);
 });
 
+test("after a wait of 5 µs or more the recorder really reads the CPU clock; 'auto' removes that read's extra cost from the gap after it", async () => {
+  // Four ranks ping-ponging on one core: every receive waits for the other pair's turn.
+  const summary = await recordTrace({ np: 4, outDir: path.join(WORK, 'latency-one-core'), program: 'taskset', args: ['-c', '0', path.join(MPI_BUILD, 'latency'), '400'] });
+  assert.equal(summary.truncated, undefined);
+  const archive = openOtf2Archive(summary.archive);
+  const comms = communicatorRanks(archive.defs);
+  const totalCompute = (rank: (typeof archive.ranks)[number], realReadCostSeconds: number) => {
+    const stream = new Otf2RankStream(archive, rank, comms, cpuTimeMetrics(archive), 0, { realReadCostSeconds, sampleGaps: true });
+    let compute = 0;
+    for (let op = stream.next(); op; op = stream.next()) compute += op.compute;
+    return { compute, samples: stream.facts.shortGapsAfterRead! };
+  };
+  for (const rank of archive.ranks) {
+    const { compute, samples } = totalCompute(rank, 0);
+    assert.ok(samples.real.length >= 100 && samples.estimated.length >= 100, `rank ${rank.rank}: ${samples.real.length} short gaps after a real read, ${samples.estimated.length} after an estimated one`);
+    assert.ok(lowQuantile(samples.real) > lowQuantile(samples.estimated), `rank ${rank.rank}: a system call costs more than an estimate (${lowQuantile(samples.real)} ≤ ${lowQuantile(samples.estimated)} s)`);
+    const removed = compute - totalCompute(rank, 1e-7).compute;
+    assert.ok(removed >= 100 * 1e-7, `rank ${rank.rank}: 0.1 µs removed after each of the real reads, ${removed} s in all`);
+  }
+});
+
 test("a blocking send's work comes before its message leaves, a receive's after its message came", () => {
   const archive = openOtf2Archive(traces.get('latency')!);
   const comms = communicatorRanks(archive.defs);

@@ -163,15 +163,31 @@ export function oneWaySeconds(table: CommTable, bytes: number, sameNode: boolean
 export function receiverTurnSeconds(table: CommTable, ranksPerCore: number): number {
   const points = table.sharedCore;
   if (!points || points.length < 2 || ranksPerCore <= 2) return 0;
-  const at = (k: number): number => {
-    let hi = 1;
-    while (hi < points.length - 1 && points[hi].ranksPerCore < k) hi++;
-    const a = points[hi - 1];
-    const b = points[hi];
-    if (k <= a.ranksPerCore) return a.seconds;
-    return a.seconds + ((b.seconds - a.seconds) * (k - a.ranksPerCore)) / (b.ranksPerCore - a.ranksPerCore);
-  };
-  return Math.max(0, at(ranksPerCore) - at(2));
+  return Math.max(0, sharedCoreSeconds(points, ranksPerCore) - sharedCoreSeconds(points, 2));
+}
+
+/**
+ * The CPU a rank spends taking back a core that `ranksPerCore` ranks share, after a wait: the
+ * sharedCore one-way time at 2 ranks (with two ranks on one core a message is one turn, all of
+ * it CPU: the receiver's switch and poll, its receive, its reply) or, with more, the
+ * calibration's polling turn 2·(L(k) − L(2))/(k − 2) (k − 2 ranks poll in one round trip) when
+ * longer. 0 below 2 ranks per core or without points.
+ */
+export function switchInSeconds(table: CommTable, ranksPerCore: number): number {
+  const points = table.sharedCore;
+  if (!points || points.length < 2 || ranksPerCore < 2) return 0;
+  const poll = ranksPerCore > 2 ? (2 * receiverTurnSeconds(table, ranksPerCore)) / (ranksPerCore - 2) : 0;
+  return Math.max(sharedCoreSeconds(points, 2), poll);
+}
+
+/** The sharedCore one-way time at `ranksPerCore`: piecewise linear, extrapolated past the last two points. */
+function sharedCoreSeconds(points: readonly SharedCorePoint[], ranksPerCore: number): number {
+  let hi = 1;
+  while (hi < points.length - 1 && points[hi].ranksPerCore < ranksPerCore) hi++;
+  const a = points[hi - 1];
+  const b = points[hi];
+  if (ranksPerCore <= a.ranksPerCore) return a.seconds;
+  return a.seconds + ((b.seconds - a.seconds) * (ranksPerCore - a.ranksPerCore)) / (b.ranksPerCore - a.ranksPerCore);
 }
 
 export function loadCommTable(path: string): CommTable {

@@ -54,6 +54,12 @@ export interface EngineNetwork {
   /** Extra wait for the receiver's turn when this many ranks share its core; absent: none. */
   receiverTurn?(ranksPerCore: number): number;
   /**
+   * CPU a rank spends taking its core back after a wait, when this many ranks share the core
+   * (a switch, its poll that finds the message); 0 or absent: none. Where it is set, a message
+   * between two ranks of such a node has no delay: on one core all of it is the ranks' CPU.
+   */
+  switchIn?(ranksPerCore: number): number;
+  /**
    * CPU the network stack (or a link emulator) spends outside the ranks per message between
    * nodes: half on the receiving node when the data arrives, half on the sending node one
    * latency later (the acknowledgement). It takes one core of that node from the ranks.
@@ -195,6 +201,8 @@ class NodeState {
   rescheduled = false;
   /** Until when one core does the network stack's work. */
   stackUntil = 0;
+  /** CPU a rank spends taking a core back after a wait (EngineNetwork.switchIn). */
+  switchIn = 0;
   readonly heapRank: RankState[] = [];
   readonly heapServed: number[] = [];
   constructor(
@@ -375,6 +383,7 @@ export class PemEngine {
     this.ranks = input.streams.map((stream, rank) => new RankState(rank, input.nodeOf[rank], collectiveRounds(stream, rank, input.communicators, this.worldRanks, input.network.eagerLimitBytes, problem)));
     this.linkFree = new Float64Array(input.coresPerNode.length);
     for (let r = 0; r < n; r++) this.nodes[input.nodeOf[r]].ranks++;
+    for (const node of this.nodes) node.switchIn = input.network.switchIn?.(node.ranks / node.cores) ?? 0;
   }
 
   /**
@@ -477,8 +486,10 @@ export class PemEngine {
         rank.pm = rank.until.pm;
         rank.pw = rank.until.pw;
         rank.status = 0;
-        if (rank.until.work > 0) {
-          this.startBurst(rank, time, rank.until.work, true);
+        // It waited: on a shared core it takes the core back in its turn.
+        const work = rank.until.work + this.nodes[rank.node].switchIn;
+        if (work > 0) {
+          this.startBurst(rank, time, work, true);
           continue;
         }
         this.report(rank, time);
@@ -786,12 +797,13 @@ export class PemEngine {
     const done = eager ? EAGER_SENT : new Completion();
     const dstTurn = this.turn(this.ranks[dst], rank.rank);
     const full = network.oneWay(op.bytes, same);
-    const zero = network.oneWay(0, same);
+    const copy = Math.max(0, full - network.oneWay(0, same));
+    // On a shared core the receiver's switchIn is the whole of a message's zero-byte time.
+    const zero = same && this.nodes[srcNode].switchIn > 0 ? 0 : network.oneWay(0, same);
     // The rendezvous handshake's two legs: one waits for the receiver's turn, one for the sender's.
     const zeroWay = eager ? 0 : zero + (dstTurn + this.turn(rank, dst)) / 2;
-    const copy = Math.max(0, full - zero);
     const copied = same || network.interNodeSharedMemory === true;
-    const oneWay = (copied ? full - copy : full) + (same ? 0 : this.connect(rank.rank, dst, time)) + dstTurn;
+    const oneWay = (copied ? zero : full) + (same ? 0 : this.connect(rank.rank, dst, time)) + dstTurn;
     const channel = this.channel(rank.rank, dst, op.comm, op.tag);
     const recv = channel.recvs.length > 0 ? channel.recvs.shift()! : undefined;
     if (recv) {

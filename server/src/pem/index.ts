@@ -217,11 +217,15 @@ export function rankStartSeconds(firstSeconds: readonly number[], withoutTracer:
 
 /** Operations per rank read by the first pass: enough for the smallest values, long before the end. */
 const FIRST_PASS_OPS = 5_000;
+/** Short gaps of each kind (after a real and after an estimated CPU-clock read) needed to tell their costs apart. */
+const REAL_READ_MIN_SAMPLES = 100;
 
 /**
  * Opens a fresh stream per rank of `archive`. A first pass over each rank's first operations
  * finds the costs inside its calls: with 'auto', the tracer's work between two calls (lowQuantile
- * of the computations) and, over all ranks, the smallest CPU time of each kind
+ * of the computations) and its extra cost after a real read of the CPU clock (a system call the
+ * recorder makes after 5 µs or more: the low quantile of the short gaps that follow one, less
+ * that of the others; at 4 or 8 ranks per core every wait is followed by one), and, over all ranks, the smallest CPU time of each kind
  * of call less the communication it cannot avoid on the traced network (its own work when it
  * waits for nothing; the smallest of all kinds is the tracer's). By default each blocking call
  * is charged its kind's work, so the traced run is reproduced; with `eventCostSeconds` (a
@@ -243,7 +247,8 @@ function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOption
     return members ? rounds.cost(op.comm, members, op.collective, Math.max(op.sizeSent, op.sizeReceived)) : 0;
   };
   const inCall = new Map<number, number>();
-  const tracerGaps = open(archive.ranks.map((rank) => ({ unavoidableSeconds, ranksPerCore: ranksPerCore[rank.rank] }))).map((stream) => {
+  const realRead: number[] = [];
+  const tracerGaps = open(archive.ranks.map((rank) => ({ unavoidableSeconds, ranksPerCore: ranksPerCore[rank.rank], sampleGaps: eventCostSeconds === 'auto' }))).map((stream) => {
     const gaps: number[] = [];
     for (let op = stream.next(), count = 0; op && count < FIRST_PASS_OPS; op = stream.next(), count++) {
       // The first computation is the program's start-up, not a gap between calls.
@@ -251,12 +256,24 @@ function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOption
     }
     stream.close();
     for (const [region, seconds] of stream.facts.smallestCallCpu) inCall.set(region, Math.min(seconds, inCall.get(region) ?? Infinity));
+    const samples = stream.facts.shortGapsAfterRead;
+    const sampled = samples && samples.real.length >= REAL_READ_MIN_SAMPLES && samples.estimated.length >= REAL_READ_MIN_SAMPLES;
+    realRead.push(sampled ? Math.max(0, lowQuantile(samples.real) - lowQuantile(samples.estimated)) : 0);
     return lowQuantile(gaps);
   });
   if (eventCostSeconds === undefined) return () => open(archive.ranks.map((rank) => ({ inCallCost: inCall, smallestCallCpu: inCall, ranksPerCore: ranksPerCore[rank.rank] })));
   const tracer = Math.min(...[...inCall.values()].filter((seconds) => seconds > 0));
   const work = new Map([...inCall].map(([region, seconds]) => [region, Math.max(0, seconds - tracer)]));
-  return () => open(tracerGaps.map((gap, i) => ({ inCallCost: work, smallestCallCpu: inCall, eventCostSeconds: eventCostSeconds === 'auto' ? gap : eventCostSeconds, ranksPerCore: ranksPerCore[archive.ranks[i].rank] })));
+  return () =>
+    open(
+      tracerGaps.map((gap, i) => ({
+        inCallCost: work,
+        smallestCallCpu: inCall,
+        eventCostSeconds: eventCostSeconds === 'auto' ? gap : eventCostSeconds,
+        realReadCostSeconds: eventCostSeconds === 'auto' ? realRead[i] : 0,
+        ranksPerCore: ranksPerCore[archive.ranks[i].rank],
+      })),
+    );
 }
 
 /**

@@ -46,6 +46,10 @@ export interface TraceOpsOptions {
   unavoidableSeconds?: (op: PemOp) => number;
   /** Bytes of each event file held in memory. */
   windowBytes?: number;
+  /** Collect RankTraceFacts.shortGapsAfterRead. */
+  sampleGaps?: boolean;
+  /** Tracing cost removed, beyond eventCostSeconds, from a gap after a real read of the CPU clock. */
+  realReadCostSeconds?: number;
   /**
    * Ranks per core of this rank's traced node (1 when it had a core to itself): a computation's
    * elapsed time beyond its CPU time × this is time off the core (PemOp.offCpuSeconds).
@@ -74,7 +78,18 @@ export interface RankTraceFacts {
    * core spins, so a collective's CPU includes its rounds.
    */
   smallestCallCpu: Map<number, number>;
+  /**
+   * With TraceOpsOptions.sampleGaps: CPU seconds of short gaps between calls (under
+   * REAL_READ_AFTER_SECONDS of wall time), split by whether the recorder really read the CPU
+   * clock at the call before (recorder/README.md: only after 5 µs or more of wall time), first
+   * 5,000 of each.
+   */
+  shortGapsAfterRead?: { real: number[]; estimated: number[] };
 }
+
+/** The recorder reads the thread CPU clock (a system call) only after this much wall time since its last value. */
+const REAL_READ_AFTER_SECONDS = 5e-6;
+const GAP_SAMPLES = 5_000;
 
 /** The CPU_TIME metric classes of the archive (metric class ids whose member is named CPU_TIME). */
 export function cpuTimeMetrics(archive: Otf2Archive): Set<number> {
@@ -132,6 +147,14 @@ export class Otf2RankStream implements RankStream {
   private failedPolls = 0;
   private lastMetric = -1;
   private lastMetricIsCpu = false;
+  /** Whether real reads of the CPU clock are told apart (sampled, or their cost removed): not needed otherwise. */
+  private readonly tracksReads: boolean;
+  /** When the last CPU value was written; whether it was really read; whether the gap now open began with a real read. */
+  private lastCpuTime = NaN;
+  private cpuReadReal = false;
+  private gapAfterRealRead = false;
+  /** Gaps after a real read since the last operation. */
+  private realReadGaps = 0;
 
   constructor(
     private readonly archive: Otf2Archive,
@@ -143,6 +166,8 @@ export class Otf2RankStream implements RankStream {
   ) {
     this.reader = openRankEvents(archive, rank, options.windowBytes);
     this.ranksPerCore = options.ranksPerCore ?? 1;
+    if (options.sampleGaps) this.facts.shortGapsAfterRead = { real: [], estimated: [] };
+    this.tracksReads = options.sampleGaps === true || (options.realReadCostSeconds ?? 0) > 0;
     this.secondsPerTick = 1 / archive.defs.clock.ticksPerSecond;
     this.mpiRegions = new Set([...archive.defs.regions].filter(([, name]) => name.startsWith('MPI_')).map(([id]) => id));
     this.pollRegions = new Set([...archive.defs.regions].filter(([, name]) => /^MPI_Test(any|some|all)?$/.test(name)).map(([id]) => id));
@@ -187,7 +212,8 @@ export class Otf2RankStream implements RankStream {
   }
 
   private emit(op: PemOp): void {
-    op.compute = Math.max(0, this.carry - (this.options.eventCostSeconds ?? 0));
+    op.compute = Math.max(0, this.carry - (this.options.eventCostSeconds ?? 0) - this.realReadGaps * (this.options.realReadCostSeconds ?? 0));
+    this.realReadGaps = 0;
     if (this.offCpu > 0) {
       op.offCpuSeconds = this.offCpu;
       this.offCpu = 0;
@@ -219,6 +245,12 @@ export class Otf2RankStream implements RankStream {
     const cpu = Math.max(0, (this.cpu - this.lastCpu) * 1e-9 - suspended);
     const off = elapsed - cpu * this.ranksPerCore;
     if (off >= OFF_CPU_MIN_SECONDS) this.offCpu += off;
+    if (this.gapAfterRealRead) this.realReadGaps++;
+    const samples = this.facts.shortGapsAfterRead;
+    if (samples && elapsed < REAL_READ_AFTER_SECONDS) {
+      const into = this.gapAfterRealRead ? samples.real : samples.estimated;
+      if (into.length < GAP_SAMPLES) into.push(cpu);
+    }
     return cpu;
   }
 
@@ -245,6 +277,10 @@ export class Otf2RankStream implements RankStream {
         if (this.lastMetricIsCpu && r.metricValues.length > 0) {
           this.cpu = r.metricValues[0];
           if (Number.isNaN(this.lastCpu)) this.lastCpu = this.cpu;
+          if (this.tracksReads) {
+            this.cpuReadReal = !((time - this.lastCpuTime) * this.secondsPerTick < REAL_READ_AFTER_SECONDS);
+            this.lastCpuTime = time;
+          }
         }
         return;
       case ev.EV_ENTER:
@@ -438,6 +474,7 @@ export class Otf2RankStream implements RankStream {
     } else if (!sendOnly) this.carry += this.options.inCallCost?.get(this.regionId) ?? 0;
     this.lastWall = time;
     this.lastCpu = this.cpu;
+    this.gapAfterRealRead = this.cpuReadReal;
     this.regionOps = 0;
     this.regionSends = false;
     this.regionRecvs = false;

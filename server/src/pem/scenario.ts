@@ -5,7 +5,7 @@
 // of cores a block of ranks was pinned to. Without a CPU set, each rank is taken to have had a
 // core of its own.
 
-import { CommTable, linkSecondsPerByte, oneWaySeconds, receiverTurnSeconds } from '../network/commTable';
+import { CommTable, linkSecondsPerByte, oneWaySeconds, receiverTurnSeconds, switchInSeconds } from '../network/commTable';
 import { RankLocation } from '../trace/otf2Archive';
 import { EngineNetwork } from './engine';
 
@@ -90,7 +90,7 @@ export function parseMapText(text: string, file: string): number[] {
 /**
  * The engine's network: inter-node messages from `table`; intra-node ones from its intraNode
  * list when it has one, else from the traced table (changing the network leaves shared memory as
- * it was). The wait for a receiver's turn on a shared core is the machine's, not the network's:
+ * it was). A receiver's turn and its switch back onto a shared core are the machine's, not the network's:
  * from `table` when it was measured, else from the traced table. The stack's CPU per message and
  * the cost of opening a connection are the network's.
  */
@@ -102,6 +102,7 @@ export function engineNetwork(table: CommTable, traced: CommTable): EngineNetwor
     linkSecondsPerByte: table.interNodeSharedMemory ? 0 : linkSecondsPerByte(table),
     oneWay: (bytes, sameNode) => (sameNode ? oneWaySeconds(intra, bytes, true) : oneWaySeconds(table, bytes, false)),
     receiverTurn: (ranksPerCore) => receiverTurnSeconds(sharing, ranksPerCore),
+    switchIn: (ranksPerCore) => switchInSeconds(sharing, ranksPerCore),
     stackCpu: table.stackCpu,
     connectSeconds: table.connectSeconds,
     interNodeSharedMemory: table.interNodeSharedMemory,
