@@ -5,7 +5,13 @@
  * warm-up round trips, and before them "first <one-way seconds>" for the very first round trip, which
  * opens the connection. Other ranks, if any, only wait. causal-lens calibrate turns the lines into the
  * communication-time table (server/src/network/commTable.ts).
- * usage: pingpong [TARGET_SECONDS=0.05] [MAX_BYTES=16777216] */
+ * With "relay", every rank pairs up (0-1, 2-3, ...) and all pairs bounce a 0-byte message
+ * ROUND_TRIPS times at once; rank 0 prints its pair's time per round trip over the number of ranks:
+ *   relay <ranks> <seconds per turn>
+ * With all ranks on one core each round trip is one turn of every rank, each relaying a message
+ * (the sharedCore points' other ranks only poll).
+ * usage: pingpong [TARGET_SECONDS=0.05] [MAX_BYTES=16777216]
+ *        pingpong relay [ROUND_TRIPS=20000] */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,11 +47,44 @@ static int round_trip(int rank, char *send, char *recv, int bytes, int last, dou
   return last;
 }
 
+enum { RELAY_WARM_UP = 100 };
+
+static void relay(int rank, int size, long round_trips) {
+  if (size % 2) {
+    if (rank == 0) fprintf(stderr, "pingpong relay: needs an even number of ranks, got %d\n", size);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  int partner = rank ^ 1;
+  char ball = 0;
+  double t0 = 0;
+  for (long i = -RELAY_WARM_UP; i < round_trips; i++) {
+    if (i == 0) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      t0 = MPI_Wtime();
+    }
+    if (rank % 2 == 0) {
+      MPI_Send(&ball, 0, MPI_BYTE, partner, 0, MPI_COMM_WORLD);
+      MPI_Recv(&ball, 0, MPI_BYTE, partner, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(&ball, 0, MPI_BYTE, partner, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(&ball, 0, MPI_BYTE, partner, 0, MPI_COMM_WORLD);
+    }
+  }
+  double seconds = MPI_Wtime() - t0;
+  if (rank == 0) printf("relay %d %.9e\n", size, seconds / (double)round_trips / size);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (argc > 1 && strcmp(argv[1], "relay") == 0) {
+    long round_trips = argc > 2 ? atol(argv[2]) : 20000;
+    relay(rank, size, round_trips > 0 ? round_trips : 20000);
+    MPI_Finalize();
+    return 0;
+  }
   double target = argc > 1 ? atof(argv[1]) : 0.05;
   long max_bytes = argc > 2 ? atol(argv[2]) : 16L << 20;
   if (size < 2) {

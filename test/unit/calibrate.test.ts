@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCalibrate } from '../../server/src/cli/calibrate';
 import { UsageError } from '../../server/src/cli/flags';
-import { PingPongError, medianPoints, parseFirstOneWay, parsePingPong } from '../../server/src/mpi/calibration';
+import { PingPongError, medianPoints, parseFirstOneWay, parsePingPong, parseRelayTurn } from '../../server/src/mpi/calibration';
 import { CALIBRATION_SIZES, loadCommTable, oneWaySeconds, parseCommTable } from '../../server/src/network/commTable';
 import { mulberry32 } from '../../server/src/causal/random';
 
@@ -49,9 +49,21 @@ test('calibrate measures every size from 0 B to 16 MiB and writes a table the ta
   // Default --shared-core 2,4,8: with more ranks on the core a message waits longer for its receiver.
   assert.deepEqual(table.sharedCore!.map((p) => p.ranksPerCore), [2, 4, 8]);
   assert.ok(table.sharedCore![2].seconds > table.sharedCore![0].seconds, `8 ranks on a core (${table.sharedCore![2].seconds} s) should wait longer than 2 (${table.sharedCore![0].seconds} s)`);
+  // And the relaying turn of k ranks on a core (k/2 pairs at once) for the even ones: a rotation
+  // of eight costs each rank more than one of two (more switches between more working sets).
+  assert.deepEqual(table.relayTurn!.map((p) => p.ranksPerCore), [2, 4, 8]);
+  assert.ok(table.relayTurn![2].seconds > table.relayTurn![0].seconds, `a turn among 8 (${table.relayTurn![2].seconds} s) should cost more than among 2 (${table.relayTurn![0].seconds} s)`);
+  // The recorder's cost per call: its traced relaying turn is slower than the untraced one.
+  assert.ok(table.recorderCallSeconds! > 0 && table.recorderCallSeconds! < table.relayTurn![0].seconds, `recorder ${table.recorderCallSeconds} s per call`);
   // --repeat 2: two measurements, their spread reported, each point their median.
   assert.equal(progress.match(/measurement \d of 2/g)?.length, 2);
   assert.match(progress, /8-byte one-way over 2 measurements \d+\.\d\d–\d+\.\d\d µs; the table takes each point's median/);
+});
+
+test("the relaying ping-pong's line is read; without it the error names the run", () => {
+  assert.equal(parseRelayTurn('relay 4 9.716309125e-07\n', 'relay with 4 ranks'), 9.716309125e-7);
+  assert.throws(() => parseRelayTurn('size 0 5 1e-6 1e-6\n', 'relay with 4 ranks'), (error: Error) => error instanceof PingPongError && /^relay with 4 ranks: no "relay <ranks> <seconds>" line/.test(error.message));
+  assert.throws(() => parseRelayTurn('relay 4 -1\n', 'r'), PingPongError);
 });
 
 test('medianPoints: each point the median of its measurements; different points are refused', () => {

@@ -78,6 +78,14 @@ test('taking a shared core back after a wait: the 2-rank turn, or the polling tu
   close(switchInSeconds(t, 4), 1e-6, 'polling turn 1 µs, not less than L(2)');
   close(switchInSeconds(t, 8), (2 * 5e-6) / 6, 'polling turn at 8');
   assert.equal(switchInSeconds(presetCommTable('gbe'), 8), 0, 'no measurement, no switch');
+  // Measured relaying turns take precedence: piecewise linear in the ranks per core.
+  const relayed = parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], sharedCore: [{ ranksPerCore: 2, seconds: 1e-6 }, { ranksPerCore: 8, seconds: 6e-6 }], relayTurn: [{ ranksPerCore: 2, seconds: 1e-6 }, { ranksPerCore: 4, seconds: 1.2e-6 }, { ranksPerCore: 8, seconds: 2e-6 }], recorderCallSeconds: 1.5e-7 }), 'r.json');
+  close(switchInSeconds(relayed, 1), 0, 'a core of its own');
+  close(switchInSeconds(relayed, 3), 1.1e-6, 'between the relaying turns at 2 and 4');
+  close(switchInSeconds(relayed, 8), 2e-6, 'the relaying turn at 8');
+  assert.equal(relayed.recorderCallSeconds, 1.5e-7);
+  assert.throws(() => parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], relayTurn: [{ ranksPerCore: 4, seconds: 1e-6 }, { ranksPerCore: 2, seconds: 2e-6 }] }), 'bad.json'), /bad\.json: \$\.relayTurn\[1\]\.ranksPerCore: must increase \(2 after 4\)/);
+  assert.throws(() => parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], recorderCallSeconds: -1 }), 'bad.json'), /bad\.json: \$\.recorderCallSeconds: expected a finite number ≥ 0/);
 });
 
 test("the network stack's CPU per message is read and checked", () => {

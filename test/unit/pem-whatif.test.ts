@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runWhatif } from '../../server/src/cli/whatif';
+import { loadCommTable } from '../../server/src/network/commTable';
 import { recordTrace } from '../../server/src/mpi/recordTrace';
 import { lowQuantile, predictScenarios, rankStartSeconds } from '../../server/src/pem';
 import { communicatorRanks, openOtf2Archive, openRankEvents } from '../../server/src/trace/otf2Archive';
@@ -182,6 +183,17 @@ test("after a wait of 5 µs or more the recorder really reads the CPU clock; 'au
     const removed = compute - totalCompute(rank, 1e-7).compute;
     assert.ok(removed >= 100 * 1e-7, `rank ${rank.rank}: 0.1 µs removed after each of the real reads, ${removed} s in all`);
   }
+});
+
+test("'auto' removes at least the table's measured recorder cost per call", async () => {
+  const trace = traces.get('latency')!;
+  const table = loadCommTable(COMM_TABLE);
+  const predict = async (recorderCallSeconds?: number) =>
+    (await predictScenarios(trace, [{ nodes: 1 }], { tracedNetwork: { ...table, recorderCallSeconds }, coresPerNode: 1, eventCostSeconds: 'auto' })).scenarios[0].predictedSeconds;
+  const gapsOnly = await predict(undefined);
+  const measured = await predict(5e-7);
+  assert.ok(measured < gapsOnly, `with 0.5 µs per call removed ${measured} s, with the gaps' quantile only ${gapsOnly} s`);
+  assert.ok(Math.abs((await predict(1e-12)) - gapsOnly) < 1e-9, "a cost below the gaps' quantile changes nothing");
 });
 
 test("a blocking send's work comes before its message leaves, a receive's after its message came", () => {

@@ -1,12 +1,12 @@
 // `causal-lens calibrate [--np 2] [--out FILE] [--seconds-per-size S] [--repeat N] [--shared-core
 // K,K...|none] [--preset NAME]`: writes the communication-time table for this machine (intra-node
-// ping-pong, and the 0-byte one-way time with K ranks sharing one core; each point the median of
-// N measurements, their spread reported), or with --preset one of the model tables for a
-// network one does not have.
+// ping-pong, the 0-byte one-way time with K ranks sharing one core and, for even K, their
+// relaying turn, and the recorder's cost per call; each point the median of N measurements,
+// their spread reported), or with --preset one of the model tables for a network one does not have.
 
 import * as fs from 'node:fs';
 import { COMM_TABLE_PRESETS, CommTable, isCommTablePreset, presetCommTable } from '../network/commTable';
-import { measureIntraNode, measureSharedCore, medianPoints } from '../mpi/calibration';
+import { measureIntraNode, measureRecorderCallCost, measureRelayTurns, measureSharedCore, medianPoints, medianSeconds } from '../mpi/calibration';
 import { UsageError, parseFlags } from './flags';
 
 const DEFAULT_SECONDS_PER_SIZE = 0.05;
@@ -42,13 +42,23 @@ export async function runCalibrate(args: string[], out: (t: string) => void, err
   } else {
     const tables: CommTable[] = [];
     for (let i = 1; i <= repeat; i++) {
-      err(`causal-lens calibrate: measurement ${i} of ${repeat}: ping-pong between 2 of ${np} ranks on this node, 0 B to 16 MiB${shared.length ? `; 0-byte ping-pong with ${shared.join(', ')} ranks sharing core 0` : ''}\n`);
+      err(`causal-lens calibrate: measurement ${i} of ${repeat}: ping-pong between 2 of ${np} ranks on this node, 0 B to 16 MiB${shared.length ? `; 0-byte ping-pong with ${shared.join(', ')} ranks sharing core 0, polling and relaying; the recorder's cost per call` : ''}\n`);
       const measured = await measureIntraNode({ np, targetSeconds: seconds, onOutput: err });
-      if (shared.length) measured.sharedCore = await measureSharedCore(shared, seconds, 0, err);
+      if (shared.length) {
+        measured.sharedCore = await measureSharedCore(shared, seconds, 0, err);
+        measured.relayTurn = await measureRelayTurns(shared, 0, err);
+        const pair = measured.relayTurn.find((p) => p.ranksPerCore === 2);
+        if (pair) measured.recorderCallSeconds = await measureRecorderCallCost(pair.seconds, 0, err);
+      }
       tables.push(measured);
     }
     table = { ...tables[0], intraNode: medianPoints(tables.map((t) => t.intraNode!)) };
-    if (shared.length) table.sharedCore = medianPoints(tables.map((t) => t.sharedCore!));
+    if (shared.length) {
+      table.sharedCore = medianPoints(tables.map((t) => t.sharedCore!));
+      table.relayTurn = medianPoints(tables.map((t) => t.relayTurn!));
+      const costs = tables.flatMap((t) => (t.recorderCallSeconds === undefined ? [] : [t.recorderCallSeconds]));
+      if (costs.length) table.recorderCallSeconds = medianSeconds(costs);
+    }
     if (repeat > 1) {
       const small = tables.map((t) => t.intraNode!.find((p) => p.bytes === 8)!.seconds * 1e6).sort((a, b) => a - b);
       err(`causal-lens calibrate: 8-byte one-way over ${repeat} measurements ${small[0].toFixed(2)}–${small[small.length - 1].toFixed(2)} µs; the table takes each point's median\n`);

@@ -2,11 +2,14 @@
 // its lines turned into the table of server/src/network/commTable.ts.
 
 import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { COMM_TABLE_SCHEMA, CommPoint, CommTable, SharedCorePoint } from '../network/commTable';
 import { PINGPONG, builtFile } from './artifacts';
 import { mpirunArgv, runMpi } from './launch';
+import { recordTrace } from './recordTrace';
 
 const execFileAsync = promisify(execFile);
 
@@ -45,11 +48,14 @@ export function medianPoints<P extends { seconds: number; bytes?: number; ranksP
   if (!first || runs.some((run) => run.length !== first.length || run.some((point, i) => where(point) !== where(first[i])))) {
     throw new PingPongError('the calibrations measured different points; they cannot be combined');
   }
-  return first.map((point, i) => {
-    const sorted = runs.map((run) => run[i].seconds).sort((a, b) => a - b);
-    const mid = sorted.length >> 1;
-    return { ...point, seconds: sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2 };
-  });
+  return first.map((point, i) => ({ ...point, seconds: medianSeconds(runs.map((run) => run[i].seconds)) }));
+}
+
+/** The median of measurements (the mean of the middle two of an even number). */
+export function medianSeconds(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 /** The "first <one-way seconds>" line: the very first round trip, which opened the connection. */
@@ -110,4 +116,51 @@ export async function measureSharedCore(ranksPerCore: readonly number[], targetS
     points.push({ ranksPerCore: k, seconds: parsePingPong(result.stdout, `ping-pong with ${k} ranks on core ${core}`)[0].seconds });
   }
   return points;
+}
+
+/** Round trips of each pair in a relaying measurement (0.13 s with 8 ranks on a core here). */
+const RELAY_ROUND_TRIPS = 10_000;
+
+/** The `relay <ranks> <seconds per turn>` line of the ping-pong's relay mode. */
+export function parseRelayTurn(text: string, source: string): number {
+  const match = /^relay \d+ (\S+)$/m.exec(text);
+  const seconds = match ? Number(match[1]) : NaN;
+  if (!(Number.isFinite(seconds) && seconds > 0)) throw new PingPongError(`${source}: no "relay <ranks> <seconds>" line`);
+  return seconds;
+}
+
+function relayArgv(ranks: number, core: number): string[] {
+  return mpirunArgv({ np: ranks, program: 'taskset', args: ['-c', String(core), builtFile(PINGPONG), 'relay', String(RELAY_ROUND_TRIPS)] });
+}
+
+/**
+ * The relaying turn with k ranks on one core, for each even k of `ranksPerCore`: k/2 pairs all
+ * pinned to `core` bounce a 0-byte message at once, a round trip over k (each rank takes one
+ * turn per round trip, and in it takes the message in and sends the reply).
+ */
+export async function measureRelayTurns(ranksPerCore: readonly number[], core = 0, onOutput?: (text: string) => void): Promise<SharedCorePoint[]> {
+  const points: SharedCorePoint[] = [];
+  for (const k of ranksPerCore.filter((n) => n % 2 === 0)) {
+    const result = await runMpi(relayArgv(k, core), onOutput ?? (() => undefined));
+    if (result.code !== 0) throw new PingPongError(`the relaying ping-pong with ${k} ranks on core ${core} failed (mpirun status ${result.code ?? result.signal})`);
+    points.push({ ranksPerCore: k, seconds: parseRelayTurn(result.stdout, `relaying ping-pong with ${k} ranks on core ${core}`) });
+  }
+  return points;
+}
+
+/**
+ * The recorder's cost per MPI call on this machine: the relaying turn of two ranks on one core
+ * traced by the recorder, less `untracedTurn` (the same, untraced), over the turn's two calls.
+ * On a shared core the whole call is on the path, so this is its full cost: the records, the
+ * clock reads and their effect on the caches, which the gaps between calls show only in part.
+ */
+export async function measureRecorderCallCost(untracedTurn: number, core = 0, onOutput?: (text: string) => void): Promise<number> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-recorder-cost-'));
+  try {
+    const summary = await recordTrace({ np: 2, outDir: dir, program: 'taskset', args: ['-c', String(core), builtFile(PINGPONG), 'relay', String(RELAY_ROUND_TRIPS)], onOutput });
+    if (summary.exitCode !== 0) throw new PingPongError(`the traced relaying ping-pong on core ${core} failed (mpirun status ${summary.exitCode ?? summary.signal})`);
+    return Math.max(0, (parseRelayTurn(summary.stdout, `traced relaying ping-pong on core ${core}`) - untracedTurn) / 2);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -14,6 +14,8 @@
 //     "interNode": [{"bytes": 0, "seconds": 2.5e-5, "samples": 1000}, ...],
 //     "model": {"latencySeconds": 5e-5, "bandwidthBytesPerSecond": 1.25e8},
 //     "sharedCore": [{"ranksPerCore": 2, "seconds": 7.7e-7}, {"ranksPerCore": 4, "seconds": 1.6e-6}, ...],
+//     "relayTurn": [{"ranksPerCore": 2, "seconds": 8.4e-7}, {"ranksPerCore": 4, "seconds": 9.7e-7}, ...],
+//     "recorderCallSeconds": 1.5e-7,
 //     "stackCpu": {"perMessageSeconds": 2e-5, "perByteSeconds": 1.5e-9},
 //     "connectSeconds": 0.012,
 //     "interNodeSharedMemory": true
@@ -24,7 +26,12 @@
 // inside a node when that many ranks share one core: a pair ping-pongs while the others wait in
 // an MPI call, yielding the core (mpi_yield_when_idle). Every message then waits for its
 // receiver's turn, which the 2-rank intra-node list does not hold (docs/pem.md, "Ranks sharing a
-// core"). "stackCpu" (optional) is the CPU a message between nodes costs outside the ranks (the
+// core"). "relayTurn" (optional, same form) is the turn of each rank when that many share one core
+// and all relay messages (k/2 pairs ping-ponging at once: a round trip over k), what a rank spends
+// taking the core back after a wait ("Taking a shared core back"). "recorderCallSeconds"
+// (optional) is the recorder's cost per MPI call on this machine (traced minus untraced relaying
+// turns of two ranks on a core, over their two calls), which `--event-cost-ns auto` removes at
+// least. "stackCpu" (optional) is the CPU a message between nodes costs outside the ranks (the
 // network stack, or a link emulator such as the validation's nfqdelay): it is inside the one-way
 // times, where the cores were idle, but takes CPU from ranks that compute. "connectSeconds"
 // (optional) is how much longer the first message between two ranks on different nodes takes
@@ -65,6 +72,8 @@ export interface CommTable {
   interNode?: CommPoint[];
   model?: CommModel;
   sharedCore?: SharedCorePoint[];
+  relayTurn?: SharedCorePoint[];
+  recorderCallSeconds?: number;
   stackCpu?: StackCpu;
   connectSeconds?: number;
   interNodeSharedMemory?: boolean;
@@ -168,19 +177,22 @@ export function receiverTurnSeconds(table: CommTable, ranksPerCore: number): num
 
 /**
  * The CPU a rank spends taking back a core that `ranksPerCore` ranks share, after a wait: the
- * sharedCore one-way time at 2 ranks (with two ranks on one core a message is one turn, all of
- * it CPU: the receiver's switch and poll, its receive, its reply) or, with more, the
- * calibration's polling turn 2·(L(k) − L(2))/(k − 2) (k − 2 ranks poll in one round trip) when
- * longer. 0 below 2 ranks per core or without points.
+ * relaying turn (relayTurn, piecewise linear in the ranks per core) when the table has two or
+ * more of them; else the sharedCore one-way time at 2 ranks (with two ranks on one core a
+ * message is one turn, all of it CPU: the receiver's switch and poll, its receive, its reply)
+ * or, with more, the calibration's polling turn 2·(L(k) − L(2))/(k − 2) (k − 2 ranks poll in one
+ * round trip) when longer. 0 below 2 ranks per core or without points.
  */
 export function switchInSeconds(table: CommTable, ranksPerCore: number): number {
+  if (ranksPerCore < 2) return 0;
+  if (table.relayTurn && table.relayTurn.length >= 2) return sharedCoreSeconds(table.relayTurn, ranksPerCore);
   const points = table.sharedCore;
-  if (!points || points.length < 2 || ranksPerCore < 2) return 0;
+  if (!points || points.length < 2) return 0;
   const poll = ranksPerCore > 2 ? (2 * receiverTurnSeconds(table, ranksPerCore)) / (ranksPerCore - 2) : 0;
   return Math.max(sharedCoreSeconds(points, 2), poll);
 }
 
-/** The sharedCore one-way time at `ranksPerCore`: piecewise linear, extrapolated past the last two points. */
+/** A sharedCore or relayTurn time at `ranksPerCore`: piecewise linear, extrapolated past the last two points. */
 function sharedCoreSeconds(points: readonly SharedCorePoint[], ranksPerCore: number): number {
   let hi = 1;
   while (hi < points.length - 1 && points[hi].ranksPerCore < ranksPerCore) hi++;
@@ -228,7 +240,12 @@ export function parseCommTable(text: string, source: string): CommTable {
   for (const key of ['intraNode', 'interNode'] as const) {
     if (raw[key] !== undefined) table[key] = parsePoints(raw[key], `$.${key}`, fail);
   }
-  if (raw.sharedCore !== undefined) table.sharedCore = parseSharedCore(raw.sharedCore, fail);
+  if (raw.sharedCore !== undefined) table.sharedCore = parseRanksPerCorePoints(raw.sharedCore, '$.sharedCore', fail);
+  if (raw.relayTurn !== undefined) table.relayTurn = parseRanksPerCorePoints(raw.relayTurn, '$.relayTurn', fail);
+  if (raw.recorderCallSeconds !== undefined) {
+    if (typeof raw.recorderCallSeconds !== 'number' || !Number.isFinite(raw.recorderCallSeconds) || raw.recorderCallSeconds < 0) fail('$.recorderCallSeconds', 'expected a finite number ≥ 0');
+    table.recorderCallSeconds = raw.recorderCallSeconds as number;
+  }
   if (raw.stackCpu !== undefined) table.stackCpu = parseStackCpu(raw.stackCpu, fail);
   if (raw.connectSeconds !== undefined) {
     if (typeof raw.connectSeconds !== 'number' || !Number.isFinite(raw.connectSeconds) || raw.connectSeconds < 0) fail('$.connectSeconds', 'expected a finite number ≥ 0');
@@ -269,11 +286,11 @@ function parsePoints(value: unknown, where: string, fail: (where: string, what: 
   return points;
 }
 
-function parseSharedCore(value: unknown, fail: (where: string, what: string) => never): SharedCorePoint[] {
-  if (!Array.isArray(value)) return fail('$.sharedCore', 'expected an array of {ranksPerCore, seconds}');
+function parseRanksPerCorePoints(value: unknown, where: string, fail: (where: string, what: string) => never): SharedCorePoint[] {
+  if (!Array.isArray(value)) return fail(where, 'expected an array of {ranksPerCore, seconds}');
   const points: SharedCorePoint[] = [];
   value.forEach((item, i) => {
-    const at = `$.sharedCore[${i}]`;
+    const at = `${where}[${i}]`;
     if (!isObject(item)) fail(at, 'expected an object {ranksPerCore, seconds}');
     const { ranksPerCore, seconds } = item as Record<string, unknown>;
     if (typeof ranksPerCore !== 'number' || !Number.isInteger(ranksPerCore) || ranksPerCore < 1) fail(`${at}.ranksPerCore`, 'expected a whole number ≥ 1');

@@ -225,7 +225,9 @@ const REAL_READ_MIN_SAMPLES = 100;
  * finds the costs inside its calls: with 'auto', the tracer's work between two calls (lowQuantile
  * of the computations) and its extra cost after a real read of the CPU clock (a system call the
  * recorder makes after 5 µs or more: the low quantile of the short gaps that follow one, less
- * that of the others; at 4 or 8 ranks per core every wait is followed by one), and, over all ranks, the smallest CPU time of each kind
+ * that of the others; at 4 or 8 ranks per core every wait is followed by one), at least the traced
+ * table's recorderCallSeconds per call when it was measured (the recorder's whole cost, of which a
+ * gap shows only part), and, over all ranks, the smallest CPU time of each kind
  * of call less the communication it cannot avoid on the traced network (its own work when it
  * waits for nothing; the smallest of all kinds is the tracer's). By default each blocking call
  * is charged its kind's work, so the traced run is reproduced; with `eventCostSeconds` (a
@@ -269,7 +271,7 @@ function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOption
       tracerGaps.map((gap, i) => ({
         inCallCost: work,
         smallestCallCpu: inCall,
-        eventCostSeconds: eventCostSeconds === 'auto' ? gap : eventCostSeconds,
+        eventCostSeconds: eventCostSeconds === 'auto' ? Math.max(gap, tracedNetwork.recorderCallSeconds ?? 0) : eventCostSeconds,
         realReadCostSeconds: eventCostSeconds === 'auto' ? realRead[i] : 0,
         ranksPerCore: ranksPerCore[archive.ranks[i].rank],
       })),
