@@ -797,9 +797,10 @@ export class PemEngine {
     const done = eager ? EAGER_SENT : new Completion();
     const dstTurn = this.turn(this.ranks[dst], rank.rank);
     const full = network.oneWay(op.bytes, same);
-    const copy = Math.max(0, full - network.oneWay(0, same));
+    const tableZero = network.oneWay(0, same);
+    const copy = Math.max(0, full - tableZero);
     // On a shared core the receiver's switchIn is the whole of a message's zero-byte time.
-    const zero = same && this.nodes[srcNode].switchIn > 0 ? 0 : network.oneWay(0, same);
+    const zero = same && this.nodes[srcNode].switchIn > 0 ? 0 : tableZero;
     // The rendezvous handshake's two legs: one waits for the receiver's turn, one for the sender's.
     const zeroWay = eager ? 0 : zero + (dstTurn + this.turn(rank, dst)) / 2;
     const copied = same || network.interNodeSharedMemory === true;
