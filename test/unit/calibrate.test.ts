@@ -66,6 +66,17 @@ test("the relaying ping-pong's line is read; without it the error names the run"
   assert.throws(() => parseRelayTurn('relay 4 -1\n', 'r'), PingPongError);
 });
 
+test('calibrate says when --shared-core leaves too few even counts for relaying turns, and writes none', async () => {
+  const file = path.join(WORK, 'odd.json');
+  let progress = '';
+  assert.equal(await runCalibrate(['--out', file, '--seconds-per-size', '0.002', '--repeat', '1', '--shared-core', '2,3'], quiet, (t) => (progress += t)), 0);
+  assert.match(progress, /relaying turns need two or more even --shared-core counts \(got 2, 3\); not measured, nor the recorder's cost/);
+  const table = loadCommTable(file);
+  assert.deepEqual(table.sharedCore!.map((p) => p.ranksPerCore), [2, 3]);
+  assert.equal(table.relayTurn, undefined);
+  assert.equal(table.recorderCallSeconds, undefined);
+});
+
 test('medianPoints: each point the median of its measurements; different points are refused', () => {
   const run = (...seconds: number[]) => seconds.map((s, i) => ({ bytes: 8 << i, seconds: s, samples: 10 }));
   assert.deepEqual(medianPoints([run(3, 30), run(1, 10), run(2, 50)]), run(2, 30));

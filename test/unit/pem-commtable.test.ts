@@ -85,6 +85,7 @@ test('taking a shared core back after a wait: the 2-rank turn, or the polling tu
   close(switchInSeconds(relayed, 8), 2e-6, 'the relaying turn at 8');
   assert.equal(relayed.recorderCallSeconds, 1.5e-7);
   assert.throws(() => parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], relayTurn: [{ ranksPerCore: 4, seconds: 1e-6 }, { ranksPerCore: 2, seconds: 2e-6 }] }), 'bad.json'), /bad\.json: \$\.relayTurn\[1\]\.ranksPerCore: must increase \(2 after 4\)/);
+  assert.throws(() => parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], relayTurn: [{ ranksPerCore: 2, seconds: 1e-6 }] }), 'one.json'), /one\.json: \$\.relayTurn: needs two or more points \(ranks per core\), got 1/);
   assert.throws(() => parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], recorderCallSeconds: -1 }), 'bad.json'), /bad\.json: \$\.recorderCallSeconds: expected a finite number ≥ 0/);
 });
 

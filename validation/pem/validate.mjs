@@ -101,7 +101,7 @@ async function untracedSeconds(program, np, nodes) {
  */
 async function calibrate() {
   const relayTurn = await measureRelayTurns([2, 4, 8]);
-  const recorderCallSeconds = await measureRecorderCallCost(relayTurn[0].seconds);
+  const recorderCallSeconds = await measureRecorderCallCost(relayTurn.find((p) => p.ranksPerCore === 2).seconds);
   return { intraNode: await pingPong(1), interNode: await pingPong(2), sharedCore: await measureSharedCore([2, 3, 4, 6, 8], 0.02), relayTurn, recorderCallSeconds };
 }
 

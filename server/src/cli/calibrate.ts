@@ -41,20 +41,24 @@ export async function runCalibrate(args: string[], out: (t: string) => void, err
     table = presetCommTable(preset);
   } else {
     const tables: CommTable[] = [];
+    // Relaying turns pair the ranks up, so only even counts; the recorder's cost needs the 2-rank one.
+    const relayed = shared.filter((k) => k % 2 === 0);
+    if (shared.length && relayed.length < 2) err(`causal-lens calibrate: relaying turns need two or more even --shared-core counts (got ${shared.join(', ')}); not measured, nor the recorder's cost\n`);
+    else if (relayed.length && !relayed.includes(2)) err('causal-lens calibrate: the recorder\'s cost per call needs 2 in --shared-core; not measured\n');
     for (let i = 1; i <= repeat; i++) {
-      err(`causal-lens calibrate: measurement ${i} of ${repeat}: ping-pong between 2 of ${np} ranks on this node, 0 B to 16 MiB${shared.length ? `; 0-byte ping-pong with ${shared.join(', ')} ranks sharing core 0, polling and relaying; the recorder's cost per call` : ''}\n`);
+      err(`causal-lens calibrate: measurement ${i} of ${repeat}: ping-pong between 2 of ${np} ranks on this node, 0 B to 16 MiB${shared.length ? `; 0-byte ping-pong with ${shared.join(', ')} ranks sharing core 0` : ''}${relayed.length >= 2 ? `; relaying with ${relayed.join(', ')}${relayed.includes(2) ? "; the recorder's cost per call" : ''}` : ''}\n`);
       const measured = await measureIntraNode({ np, targetSeconds: seconds, onOutput: err });
-      if (shared.length) {
-        measured.sharedCore = await measureSharedCore(shared, seconds, 0, err);
-        measured.relayTurn = await measureRelayTurns(shared, 0, err);
+      if (shared.length) measured.sharedCore = await measureSharedCore(shared, seconds, 0, err);
+      if (relayed.length >= 2) {
+        measured.relayTurn = await measureRelayTurns(relayed, 0, err);
         const pair = measured.relayTurn.find((p) => p.ranksPerCore === 2);
         if (pair) measured.recorderCallSeconds = await measureRecorderCallCost(pair.seconds, 0, err);
       }
       tables.push(measured);
     }
     table = { ...tables[0], intraNode: medianPoints(tables.map((t) => t.intraNode!)) };
-    if (shared.length) {
-      table.sharedCore = medianPoints(tables.map((t) => t.sharedCore!));
+    if (shared.length) table.sharedCore = medianPoints(tables.map((t) => t.sharedCore!));
+    if (relayed.length >= 2) {
       table.relayTurn = medianPoints(tables.map((t) => t.relayTurn!));
       const costs = tables.flatMap((t) => (t.recorderCallSeconds === undefined ? [] : [t.recorderCallSeconds]));
       if (costs.length) table.recorderCallSeconds = medianSeconds(costs);

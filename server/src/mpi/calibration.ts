@@ -129,8 +129,9 @@ export function parseRelayTurn(text: string, source: string): number {
   return seconds;
 }
 
-function relayArgv(ranks: number, core: number): string[] {
-  return mpirunArgv({ np: ranks, program: 'taskset', args: ['-c', String(core), builtFile(PINGPONG), 'relay', String(RELAY_ROUND_TRIPS)] });
+/** The relaying ping-pong pinned to `core`, as the program and arguments mpirun starts per rank. */
+function relayCommand(core: number): { program: string; args: string[] } {
+  return { program: 'taskset', args: ['-c', String(core), builtFile(PINGPONG), 'relay', String(RELAY_ROUND_TRIPS)] };
 }
 
 /**
@@ -141,7 +142,7 @@ function relayArgv(ranks: number, core: number): string[] {
 export async function measureRelayTurns(ranksPerCore: readonly number[], core = 0, onOutput?: (text: string) => void): Promise<SharedCorePoint[]> {
   const points: SharedCorePoint[] = [];
   for (const k of ranksPerCore.filter((n) => n % 2 === 0)) {
-    const result = await runMpi(relayArgv(k, core), onOutput ?? (() => undefined));
+    const result = await runMpi(mpirunArgv({ np: k, ...relayCommand(core) }), onOutput ?? (() => undefined));
     if (result.code !== 0) throw new PingPongError(`the relaying ping-pong with ${k} ranks on core ${core} failed (mpirun status ${result.code ?? result.signal})`);
     points.push({ ranksPerCore: k, seconds: parseRelayTurn(result.stdout, `relaying ping-pong with ${k} ranks on core ${core}`) });
   }
@@ -157,7 +158,7 @@ export async function measureRelayTurns(ranksPerCore: readonly number[], core = 
 export async function measureRecorderCallCost(untracedTurn: number, core = 0, onOutput?: (text: string) => void): Promise<number> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-recorder-cost-'));
   try {
-    const summary = await recordTrace({ np: 2, outDir: dir, program: 'taskset', args: ['-c', String(core), builtFile(PINGPONG), 'relay', String(RELAY_ROUND_TRIPS)], onOutput });
+    const summary = await recordTrace({ np: 2, outDir: dir, ...relayCommand(core), onOutput });
     if (summary.exitCode !== 0) throw new PingPongError(`the traced relaying ping-pong on core ${core} failed (mpirun status ${summary.exitCode ?? summary.signal})`);
     return Math.max(0, (parseRelayTurn(summary.stdout, `traced relaying ping-pong on core ${core}`) - untracedTurn) / 2);
   } finally {

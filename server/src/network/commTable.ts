@@ -241,7 +241,11 @@ export function parseCommTable(text: string, source: string): CommTable {
     if (raw[key] !== undefined) table[key] = parsePoints(raw[key], `$.${key}`, fail);
   }
   if (raw.sharedCore !== undefined) table.sharedCore = parseRanksPerCorePoints(raw.sharedCore, '$.sharedCore', fail);
-  if (raw.relayTurn !== undefined) table.relayTurn = parseRanksPerCorePoints(raw.relayTurn, '$.relayTurn', fail);
+  if (raw.relayTurn !== undefined) {
+    table.relayTurn = parseRanksPerCorePoints(raw.relayTurn, '$.relayTurn', fail);
+    // One point gives no dependence on the ranks per core: refused rather than ignored.
+    if (table.relayTurn.length < 2) fail('$.relayTurn', `needs two or more points (ranks per core), got ${table.relayTurn.length}`);
+  }
   if (raw.recorderCallSeconds !== undefined) {
     if (typeof raw.recorderCallSeconds !== 'number' || !Number.isFinite(raw.recorderCallSeconds) || raw.recorderCallSeconds < 0) fail('$.recorderCallSeconds', 'expected a finite number ≥ 0');
     table.recorderCallSeconds = raw.recorderCallSeconds as number;

@@ -87,7 +87,11 @@ export interface RankTraceFacts {
   shortGapsAfterRead?: { real: number[]; estimated: number[] };
 }
 
-/** The recorder reads the thread CPU clock (a system call) only after this much wall time since its last value. */
+/**
+ * The recorder reads the thread CPU clock (a system call) only after this much wall time since its
+ * last value (and after 100 µs of values advanced by wall time, which is rare between MPI calls
+ * and not told apart here).
+ */
 const REAL_READ_AFTER_SECONDS = 5e-6;
 const GAP_SAMPLES = 5_000;
 
