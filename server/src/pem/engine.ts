@@ -45,6 +45,7 @@
 
 import { ROUND_TAG, collectiveName, collectiveRounds } from './collectives';
 import { OpKind, PemOp, RankStream } from './ops';
+import { IdTable } from './idTable';
 
 export interface EngineNetwork {
   oneWay(bytes: number, sameNode: boolean): number;
@@ -139,7 +140,7 @@ class RankState {
   pm = 0;
   pw = 0;
   /** Open requests by id. */
-  readonly requests = new Map<number, Completion>();
+  readonly requests = new IdTable<Completion>();
   /** While blocked: completions still unknown and the latest known one. */
   unresolved = 0;
   readonly until = new Completion();
@@ -359,7 +360,8 @@ export class PemEngine {
   private readonly ranks: RankState[];
   private readonly nodes: NodeState[];
   private readonly queue = new EventQueue();
-  private readonly channels = new Map<number, Map<number, Channel>>();
+  /** By pair of ranks (sender × ranks + receiver), then by communicator and tag. */
+  private readonly channels = new Map<number, IdTable<Channel>>();
   private channelCount = 0;
   private channelSweepAt = CHANNEL_SWEEP_AT;
   private readonly popped = [0, 0, 0];
@@ -755,12 +757,15 @@ export class PemEngine {
   private channel(src: number, dst: number, comm: number, tag: number): Channel {
     const pair = src * this.ranks.length + dst;
     const key = comm * 4294967296 + tag;
-    let channel = this.channels.get(pair)?.get(key);
+    let byTag = this.channels.get(pair);
+    let channel = byTag?.get(key);
     if (channel) return channel;
     // Sweep before adding: the new channel is empty until its caller uses it.
-    if (this.channelCount >= this.channelSweepAt) this.sweepChannels();
-    let byTag = this.channels.get(pair);
-    if (!byTag) this.channels.set(pair, (byTag = new Map()));
+    if (this.channelCount >= this.channelSweepAt) {
+      this.sweepChannels();
+      byTag = this.channels.get(pair);
+    }
+    if (!byTag) this.channels.set(pair, (byTag = new IdTable()));
     byTag.set(key, (channel = { sends: [], recvs: [] }));
     this.channelCount++;
     return channel;
@@ -775,11 +780,9 @@ export class PemEngine {
   private sweepChannels(): void {
     this.channelCount = 0;
     for (const [pair, byTag] of this.channels) {
-      for (const [key, channel] of byTag) {
-        if (channel.sends.length === 0 && channel.recvs.length === 0) byTag.delete(key);
-        else this.channelCount++;
-      }
+      byTag.deleteWhere((channel) => channel.sends.length === 0 && channel.recvs.length === 0);
       if (byTag.size === 0) this.channels.delete(pair);
+      else this.channelCount += byTag.size;
     }
     this.channelSweepAt = Math.max(CHANNEL_SWEEP_AT, 2 * this.channelCount);
   }

@@ -31,6 +31,7 @@ import { Otf2Archive, openRankEvents, RankLocation } from '../trace/otf2Archive'
 import { Otf2Problem } from '../trace/otf2Definitions';
 import * as ev from '../trace/otf2Events';
 import { OpKind, PemOp, RankStream } from './ops';
+import { IdTable } from './idTable';
 
 export interface TraceOpsOptions {
   /** Tracing cost subtracted per MPI call, seconds. */
@@ -95,6 +96,22 @@ export interface RankTraceFacts {
 const REAL_READ_AFTER_SECONDS = 5e-6;
 const GAP_SAMPLES = 5_000;
 
+/** An MPI_* region, with what the conversion needs of it at every call. */
+interface MpiRegion {
+  id: number;
+  /** MPI_Test family: a call that fails polls. */
+  poll: boolean;
+  finalize: boolean;
+  /** TraceOpsOptions.inCallCost of the region (0 when absent). */
+  inCallCost: number;
+  /** TraceOpsOptions.smallestCallCpu of the region. */
+  smallestCallCpu: number | undefined;
+  /** The smallest seen in this stream (RankTraceFacts.smallestCallCpu). */
+  smallestSeen: number;
+}
+
+const NOT_MPI: MpiRegion = { id: -1, poll: false, finalize: false, inCallCost: 0, smallestCallCpu: undefined, smallestSeen: Infinity };
+
 /** The CPU_TIME metric classes of the archive (metric class ids whose member is named CPU_TIME). */
 export function cpuTimeMetrics(archive: Otf2Archive): Set<number> {
   const ids = new Set<number>();
@@ -112,7 +129,7 @@ export class Otf2RankStream implements RankStream {
   private readonly reader: ev.Otf2EventReader;
   private readonly ready: PemOp[] = [];
   private readyHead = 0;
-  private readonly openIrecvs = new Map<number, PemOp>();
+  private readonly openIrecvs = new IdTable<PemOp>();
   private readonly secondsPerTick: number;
   private readonly ranksPerCore: number;
   private ended = false;
@@ -139,12 +156,12 @@ export class Otf2RankStream implements RankStream {
   private readonly regionReceives: PemOp[] = [];
   private syntheticRequest = -2;
   private readonly memberCache = new Map<number, readonly number[]>();
-  private readonly mpiRegions: Set<number>;
-  private readonly pollRegions: Set<number>;
-  private readonly finalizeRegions: Set<number>;
+  /** The MPI_* regions by id: one lookup per Enter of any region. */
+  private readonly mpiRegions: Map<number, MpiRegion>;
   /** The rank entered MPI_Finalize: what follows is read (to the end of the file) but not used. */
   private finalizing = false;
-  private regionId = -1;
+  /** The MPI call being read. */
+  private call: MpiRegion = NOT_MPI;
   /** Carry and time off the core after the first failed poll since the last operation, and the failed polls counted. */
   private firstPollCarry = 0;
   private firstPollOffCpu = 0;
@@ -173,9 +190,21 @@ export class Otf2RankStream implements RankStream {
     if (options.sampleGaps) this.facts.shortGapsAfterRead = { real: [], estimated: [] };
     this.tracksReads = options.sampleGaps === true || (options.realReadCostSeconds ?? 0) > 0;
     this.secondsPerTick = 1 / archive.defs.clock.ticksPerSecond;
-    this.mpiRegions = new Set([...archive.defs.regions].filter(([, name]) => name.startsWith('MPI_')).map(([id]) => id));
-    this.pollRegions = new Set([...archive.defs.regions].filter(([, name]) => /^MPI_Test(any|some|all)?$/.test(name)).map(([id]) => id));
-    this.finalizeRegions = new Set([...archive.defs.regions].filter(([, name]) => name === 'MPI_Finalize').map(([id]) => id));
+    this.mpiRegions = new Map(
+      [...archive.defs.regions]
+        .filter(([, name]) => name.startsWith('MPI_'))
+        .map(([id, name]) => [
+          id,
+          {
+            id,
+            poll: /^MPI_Test(any|some|all)?$/.test(name),
+            finalize: name === 'MPI_Finalize',
+            inCallCost: options.inCallCost?.get(id) ?? 0,
+            smallestCallCpu: options.smallestCallCpu?.get(id),
+            smallestSeen: Infinity,
+          },
+        ]),
+    );
   }
 
   get fraction(): number {
@@ -287,29 +316,32 @@ export class Otf2RankStream implements RankStream {
           }
         }
         return;
-      case ev.EV_ENTER:
-        if (this.depth++ > 0 || !this.mpiRegions.has(r.region)) {
-          if (this.depth === 1) this.depth = 0;
+      case ev.EV_ENTER: {
+        if (this.depth++ > 0) return;
+        const call = this.mpiRegions.get(r.region);
+        if (!call) {
+          this.depth = 0;
           return;
         }
+        this.call = call;
         this.carry += this.gapSeconds(time);
         this.suspended = 0;
         // A rank's work ends where it enters MPI_Finalize, as the programs' own timings end before
         // it: the call is the recorder's closing barrier and spool writes (with 8 ranks on a core
         // the ranks' exits from it lay 6 ms apart, 18% of the traced latency run) and MPI's teardown.
-        if (this.finalizeRegions.has(r.region)) {
+        if (call.finalize) {
           this.finalizing = true;
           this.depth = 0;
           return;
         }
         this.regionStartWall = time;
-        this.regionId = r.region;
         this.regionStartCpu = this.cpu;
         // closeRegion empties `region`; completions are handed to their wait, so a new list only after some.
         if (this.regionCompletions.length > 0) this.regionCompletions = [];
         this.regionCommunicates = false;
         if (this.regionReceives.length > 0) this.regionReceives.length = 0;
         return;
+      }
       case ev.EV_LEAVE:
         if (this.depth === 0) return;
         if (--this.depth > 0) return;
@@ -375,7 +407,7 @@ export class Otf2RankStream implements RankStream {
           posted.bytes = r.length;
           this.regionCompletions.push(r.request);
           // A poll that completes a receive does not wait either: it copies the message in.
-          if (this.pollRegions.has(this.regionId)) this.regionReceives.push(posted);
+          if (this.call.poll) this.regionReceives.push(posted);
         } else {
           // A receive completed without a recorded post: treat it as a blocking receive.
           const op = new PemOp(OpKind.Recv);
@@ -430,7 +462,8 @@ export class Otf2RankStream implements RankStream {
     // message leaves: on the latency program's critical path, 0.07 of 0.5 µs per message; a
     // receiving call's work follows its message.
     const sendOnly = this.regionSends && !this.regionRecvs && this.regionCompletions.length === 0;
-    if (sendOnly) this.carry += this.options.inCallCost?.get(this.regionId) ?? 0;
+    const call = this.call;
+    if (sendOnly) this.carry += call.inCallCost;
     for (let i = 0; i < count; i++) {
       const op = ops[i];
       if (sendrecv && op.kind === OpKind.Send) {
@@ -443,7 +476,7 @@ export class Otf2RankStream implements RankStream {
     if (this.regionCompletions.length > 0) {
       const wait = new PemOp(OpKind.Wait);
       wait.requests = this.regionCompletions;
-      const polls = this.pollRegions.has(this.regionId) ? this.failedPolls : 0;
+      const polls = call.poll ? this.failedPolls : 0;
       if (polls > 0) {
         const interval = (this.carry - this.firstPollCarry) / polls;
         this.carry = this.firstPollCarry;
@@ -456,7 +489,7 @@ export class Otf2RankStream implements RankStream {
     const cpuSeconds = !Number.isNaN(this.cpu) && !Number.isNaN(this.regionStartCpu) ? Math.max(0, (this.cpu - this.regionStartCpu) * 1e-9) : NaN;
     // Posting a receive whose message is there copies it in (Open MPI's single copy), and so does
     // the poll that completes one; neither waits: their CPU above their kind's smallest is that copy.
-    const smallest = this.regionReceives.length > 0 ? this.options.smallestCallCpu?.get(this.regionId) : undefined;
+    const smallest = this.regionReceives.length > 0 ? call.smallestCallCpu : undefined;
     if (smallest !== undefined && cpuSeconds >= 0) {
       const share = Math.max(0, cpuSeconds - smallest) / this.regionReceives.length;
       for (const receive of this.regionReceives) receive.copySeconds = Math.max(0, receive.copySeconds) + share;
@@ -466,16 +499,19 @@ export class Otf2RankStream implements RankStream {
       let work = cpuSeconds;
       if (this.options.unavoidableSeconds) for (let i = 0; i < count; i++) work -= this.options.unavoidableSeconds(ops[i]);
       work = Math.max(0, work);
-      if (!(work >= (this.facts.smallestCallCpu.get(this.regionId) ?? Infinity))) this.facts.smallestCallCpu.set(this.regionId, work);
+      if (!(work >= call.smallestSeen)) {
+        call.smallestSeen = work;
+        this.facts.smallestCallCpu.set(call.id, work);
+      }
     }
     // A call without MPI records costs its own duration, like computation.
     if (!this.regionCommunicates) {
       this.carry += Number.isNaN(cpuSeconds) ? (time - this.regionStartWall) * this.secondsPerTick : cpuSeconds;
-      if (count === 0 && this.pollRegions.has(this.regionId) && this.failedPolls++ === 0) {
+      if (count === 0 && call.poll && this.failedPolls++ === 0) {
         this.firstPollCarry = this.carry;
         this.firstPollOffCpu = this.offCpu;
       }
-    } else if (!sendOnly) this.carry += this.options.inCallCost?.get(this.regionId) ?? 0;
+    } else if (!sendOnly) this.carry += call.inCallCost;
     this.lastWall = time;
     this.lastCpu = this.cpu;
     this.gapAfterRealRead = this.cpuReadReal;

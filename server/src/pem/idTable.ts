@@ -1,0 +1,91 @@
+// Values by a numeric id, for the engine's hot tables: a rank's open requests, a trace's posted
+// receives, the channels between two ranks. Entries are set and deleted once per operation while
+// only a handful exist at a time (a halo's four requests, a pair's two or three tags): a Map's
+// deletions leave entries that make it rebuild its table every few operations (open requests in
+// Maps were 7% of the whole pipeline's profile). A few entries are searched linearly; a program
+// that keeps many open at once spills into a Map until they are all gone.
+
+/** Entries kept in the linear arrays; beyond, a Map. */
+const LINEAR_MAX = 16;
+
+export class IdTable<V> {
+  private readonly ids: number[] = [];
+  private readonly entries: V[] = [];
+  private spill: Map<number, V> | undefined;
+
+  get size(): number {
+    return this.spill ? this.spill.size : this.ids.length;
+  }
+
+  get(id: number): V | undefined {
+    if (this.spill) return this.spill.get(id);
+    const ids = this.ids;
+    for (let i = 0; i < ids.length; i++) if (ids[i] === id) return this.entries[i];
+    return undefined;
+  }
+
+  set(id: number, value: V): void {
+    if (this.spill) {
+      this.spill.set(id, value);
+      return;
+    }
+    const ids = this.ids;
+    for (let i = 0; i < ids.length; i++) {
+      if (ids[i] === id) {
+        this.entries[i] = value;
+        return;
+      }
+    }
+    if (ids.length < LINEAR_MAX) {
+      ids.push(id);
+      this.entries.push(value);
+      return;
+    }
+    this.spill = new Map(ids.map((key, i) => [key, this.entries[i]]));
+    this.spill.set(id, value);
+    ids.length = 0;
+    this.entries.length = 0;
+  }
+
+  /** Removes the entry; returns whether there was one. */
+  delete(id: number): boolean {
+    const spill = this.spill;
+    if (spill) {
+      const had = spill.delete(id);
+      if (spill.size === 0) this.spill = undefined;
+      return had;
+    }
+    const ids = this.ids;
+    for (let i = 0; i < ids.length; i++) {
+      if (ids[i] !== id) continue;
+      // The order of entries does not matter: the last one takes the freed place.
+      const last = ids.length - 1;
+      ids[i] = ids[last];
+      this.entries[i] = this.entries[last];
+      ids.pop();
+      this.entries.pop();
+      return true;
+    }
+    return false;
+  }
+
+  /** Removes the entries for which `drop` is true. */
+  deleteWhere(drop: (value: V) => boolean): void {
+    if (this.spill) {
+      for (const [id, value] of this.spill) if (drop(value)) this.spill.delete(id);
+      if (this.spill.size === 0) this.spill = undefined;
+      return;
+    }
+    for (let i = this.ids.length - 1; i >= 0; i--) if (drop(this.entries[i])) this.delete(this.ids[i]);
+  }
+
+  values(): V[] {
+    return this.spill ? [...this.spill.values()] : this.entries.slice();
+  }
+
+  clear(): void {
+    this.spill = undefined;
+    this.ids.length = 0;
+    this.entries.length = 0;
+  }
+}
