@@ -183,9 +183,20 @@ interface PostedRecv {
   done: Completion;
 }
 
+/** The messages and receives in flight between two ranks on one communicator and tag. */
 interface Channel {
   sends: Message[];
   recvs: PostedRecv[];
+}
+
+/** Channels a pair of ranks keeps before its idle ones are forgotten (a program may tag each iteration anew). */
+const PAIR_CHANNELS_MAX = 8;
+
+/** A pair of ranks' channels, by communicator and tag. */
+class PairChannels {
+  readonly byKey = new IdTable<Channel>();
+  /** When it holds this many its idle channels are forgotten; then at twice those in flight, so many in flight are not scanned at every message. */
+  forgetAt = PAIR_CHANNELS_MAX;
 }
 
 /** A node: its cores and the CPU share handed out so far, with a heap of running ranks by finish. */
@@ -350,8 +361,8 @@ class EventQueue {
   }
 }
 
-/** Channels (pairs of ranks × communicator × tag) kept before the idle ones are forgotten. */
-const CHANNEL_SWEEP_AT = 4096;
+/** Pairs of ranks with channels kept before the idle channels of all are forgotten. */
+const PAIR_SWEEP_AT = 4096;
 
 /** Queue ids ≥ 0 are nodes; a rank r whose blocking operation completes, or who comes back to its core, is −1 − r. */
 const rankEventId = (rank: number) => -1 - rank;
@@ -361,9 +372,10 @@ export class PemEngine {
   private readonly nodes: NodeState[];
   private readonly queue = new EventQueue();
   /** By pair of ranks (sender × ranks + receiver), then by communicator and tag. */
-  private readonly channels = new Map<number, IdTable<Channel>>();
-  private channelCount = 0;
-  private channelSweepAt = CHANNEL_SWEEP_AT;
+  private readonly channels = new Map<number, PairChannels>();
+  private pairSweepAt = PAIR_SWEEP_AT;
+  /** Channels forgotten, for reuse. */
+  private readonly idleChannels: Channel[] = [];
   private readonly popped = [0, 0, 0];
   /** Nodes whose next finish changed while the current event was processed (the first `rescheduledCount`). */
   private readonly rescheduled: NodeState[] = [];
@@ -757,34 +769,41 @@ export class PemEngine {
   private channel(src: number, dst: number, comm: number, tag: number): Channel {
     const pair = src * this.ranks.length + dst;
     const key = comm * 4294967296 + tag;
-    let byTag = this.channels.get(pair);
-    let channel = byTag?.get(key);
-    if (channel) return channel;
-    // Sweep before adding: the new channel is empty until its caller uses it.
-    if (this.channelCount >= this.channelSweepAt) {
-      this.sweepChannels();
-      byTag = this.channels.get(pair);
+    let channels = this.channels.get(pair);
+    if (!channels) {
+      if (this.channels.size >= this.pairSweepAt) this.sweepPairs();
+      this.channels.set(pair, (channels = new PairChannels()));
     }
-    if (!byTag) this.channels.set(pair, (byTag = new IdTable()));
-    byTag.set(key, (channel = { sends: [], recvs: [] }));
-    this.channelCount++;
+    let channel = channels.byKey.get(key);
+    if (channel) return channel;
+    if (channels.byKey.size >= channels.forgetAt) this.forgetIdle(channels);
+    channel = this.idleChannels.pop() ?? { sends: [], recvs: [] };
+    channels.byKey.set(key, channel);
     return channel;
   }
 
   /**
-   * Forgets the channels with nothing in flight, so memory follows the messages in flight and a
-   * bounded number of idle channels, not the tags ever used. Idle channels are kept until then
-   * because most are used again at once (the next iteration's message): dropping each as it
-   * emptied made a channel per message, a sixth of the whole pipeline's time in GC.
+   * Forgets a pair's channels with nothing in flight, so memory follows the messages in flight,
+   * not the tags ever used. Idle channels are kept until then because most are used again at once
+   * (the next iteration's message): forgetting each as it emptied cost 3% of the whole pipeline,
+   * and making a new one per message a sixth of it in GC, so their objects are reused.
    */
-  private sweepChannels(): void {
-    this.channelCount = 0;
-    for (const [pair, byTag] of this.channels) {
-      byTag.deleteWhere((channel) => channel.sends.length === 0 && channel.recvs.length === 0);
-      if (byTag.size === 0) this.channels.delete(pair);
-      else this.channelCount += byTag.size;
+  private forgetIdle(channels: PairChannels): void {
+    channels.byKey.deleteWhere((channel) => {
+      if (channel.sends.length > 0 || channel.recvs.length > 0) return false;
+      this.idleChannels.push(channel);
+      return true;
+    });
+    channels.forgetAt = Math.max(PAIR_CHANNELS_MAX, 2 * channels.byKey.size);
+  }
+
+  /** Forgets every pair's idle channels, and the pairs left without any. */
+  private sweepPairs(): void {
+    for (const [pair, channels] of this.channels) {
+      this.forgetIdle(channels);
+      if (channels.byKey.size === 0) this.channels.delete(pair);
     }
-    this.channelSweepAt = Math.max(CHANNEL_SWEEP_AT, 2 * this.channelCount);
+    this.pairSweepAt = Math.max(PAIR_SWEEP_AT, 2 * this.channels.size);
   }
 
   private send(rank: RankState, op: PemOp, time: number): Completion {
