@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runWhatif } from '../../server/src/cli/whatif';
-import { loadCommTable } from '../../server/src/network/commTable';
+import { loadCommTable, modelCommTable } from '../../server/src/network/commTable';
 import { recordTrace } from '../../server/src/mpi/recordTrace';
 import { lowQuantile, predictScenarios, rankStartSeconds } from '../../server/src/pem';
 import { communicatorRanks, openOtf2Archive, openRankEvents } from '../../server/src/trace/otf2Archive';
@@ -135,6 +135,28 @@ test('computeFrom: the same trace changes nothing; a trace of other ranks is ref
   assert.deepEqual(same.traceProblems, own.traceProblems);
   const twoRanks = await recordTrace({ np: 2, outDir: path.join(WORK, 'halo-2'), program: path.join(MPI_BUILD, 'halo'), args: ['40000', '20'] });
   await assert.rejects(predictScenarios(trace, [], { computeFrom: twoRanks.archive }), (error: Error) => error.message.includes(twoRanks.archive) && /2 ranks, the trace 4/.test(error.message));
+});
+
+test("--compute-from-network: the other trace's calls are read with the network it was recorded on", async () => {
+  const trace = traces.get('halo')!;
+  // Traced on a network whose rounds take no time, every Allreduce's CPU is work.
+  const instant = path.join(WORK, 'network-instant.json');
+  fs.writeFileSync(instant, JSON.stringify(modelCommTable('instant', 0, 1e15)));
+  const predicted = async (extra: string[]) => {
+    const { code, out, err } = await whatif(['--json', trace, '--placement', '4/4', '--traced-network', instant, '--compute-from', trace, ...extra]);
+    assert.equal(code, 0, err);
+    return JSON.parse(out).scenarios[0];
+  };
+  const [same, readOnSlow] = await Promise.all([predicted([]), predicted(['--compute-from-network', 'ethernet-10m'])]);
+  // Read on a network whose rounds take milliseconds, an Allreduce's CPU is all rounds: no work is
+  // left to charge after it, so the computations are shorter than read on the traced network.
+  assert.ok(readOnSlow.criticalPath.computeSeconds < same.criticalPath.computeSeconds, `${readOnSlow.criticalPath.computeSeconds} ≥ ${same.criticalPath.computeSeconds}`);
+  assert.ok(readOnSlow.predictedSeconds < same.predictedSeconds);
+  // By default the other trace is read on the traced network.
+  const options = { coresPerNode: 1, computeFrom: trace, tracedNetwork: loadCommTable(instant) };
+  const [byDefault, explicit] = await Promise.all([predictScenarios(trace, [{ nodes: 4 }], options), predictScenarios(trace, [{ nodes: 4 }], { ...options, computeFromNetwork: loadCommTable(instant) })]);
+  assert.deepEqual(explicit.scenarios, byDefault.scenarios);
+  await assert.rejects(whatif(['--json', trace, '--compute-from-network', 'ethernet-10m']), /give --compute-from TRACE too/);
 });
 
 test('computeFrom: another run of a program with timing-dependent calls scales its ranks and says so', async () => {

@@ -174,7 +174,8 @@ for (const from of measured) {
     const source = from.traced[0].archive;
     const ratios = [];
     for (const target of to.traced) {
-      const [result] = (await predictScenarios(source, scenario, { tracedNetwork: from.table, computeFrom: target.archive })).scenarios;
+      // The target run was traced on the target network: its calls are read with that network's table.
+      const [result] = (await predictScenarios(source, scenario, { tracedNetwork: from.table, computeFrom: target.archive, computeFromNetwork: to.table })).scenarios;
       ratios.push(result.predictedSeconds / target.measuredSeconds);
     }
     const [raw] = (await predictScenarios(source, scenario, { tracedNetwork: from.table, eventCostSeconds: 'auto' })).scenarios;

@@ -1,6 +1,6 @@
 // `causal-lens whatif [--json] TRACE [--placement N/M[:cyclic]]... [--map FILE]... [--network FILE|PRESET]...
-//  [--cores C] [--traced-network FILE|PRESET] [--event-cost-ns NS|auto] [--compute-from TRACE]`: PEM
-//  predictions from one OTF2 trace.
+//  [--cores C] [--traced-network FILE|PRESET] [--event-cost-ns NS|auto] [--compute-from TRACE
+//  [--compute-from-network FILE|PRESET]]`: PEM predictions from one OTF2 trace.
 // Every placement is combined with every network; with no scenario flag the traced
 // configuration itself is predicted.
 
@@ -31,6 +31,7 @@ export async function runWhatif(args: string[], out: (t: string) => void, err: (
     'traced-network': 'string',
     'event-cost-ns': 'string',
     'compute-from': 'string',
+    'compute-from-network': 'string',
     placement: 'strings',
     map: 'strings',
     network: 'strings',
@@ -40,6 +41,7 @@ export async function runWhatif(args: string[], out: (t: string) => void, err: (
   if (positional.length !== 1) throw new UsageError('whatif needs exactly one TRACE (the .otf2 anchor file)');
   const trace = positional[0];
   if (flags.cores === 0) throw new UsageError('--cores needs at least 1');
+  if (flags['compute-from-network'] !== undefined && flags['compute-from'] === undefined) throw new UsageError('--compute-from-network says which network the --compute-from trace was recorded on: give --compute-from TRACE too');
   let ranks: number;
   try {
     ranks = openTrace(trace).ranks.length;
@@ -63,6 +65,7 @@ export async function runWhatif(args: string[], out: (t: string) => void, err: (
       tracedNetwork: flags['traced-network'] !== undefined ? resolveNetwork(flags['traced-network'] as string) : undefined,
       eventCostSeconds: eventCost(flags['event-cost-ns'] as string | undefined),
       computeFrom: flags['compute-from'] as string | undefined,
+      computeFromNetwork: flags['compute-from-network'] !== undefined ? resolveNetwork(flags['compute-from-network'] as string) : undefined,
     });
   } catch (error) {
     if (error instanceof ScenarioError) throw new Error(error.message);

@@ -39,6 +39,11 @@ export interface PredictOptions {
    * the prediction then judges scheduling and communication only.
    */
   computeFrom?: string;
+  /**
+   * The network `computeFrom`'s trace was recorded on (default: tracedNetwork). Its calls are read
+   * as the trace's are: a collective's CPU beyond the rounds it cannot avoid on that network is work.
+   */
+  computeFromNetwork?: CommTable;
 }
 
 export interface ScenarioResult {
@@ -122,7 +127,7 @@ export async function predictScenarios(
   const traceProblems: string[] = archive.problems.map((p) => `${p.file} @${p.offset}: ${p.message}`);
   const streamsOf = rankStreamFactory(archive, options.eventCostSeconds, traced);
   const computeArchive = options.computeFrom !== undefined ? openTrace(options.computeFrom) : undefined;
-  const computeStreamsOf = computeArchive ? rankStreamFactory(computeArchive, options.eventCostSeconds, traced) : undefined;
+  const computeStreamsOf = computeArchive ? rankStreamFactory(computeArchive, options.eventCostSeconds, options.computeFromNetwork ?? traced) : undefined;
   let computeMatches: RankComputeMatch[] = [];
   // The other trace's ranks' first events: its run's start, which comes with its computations.
   let computeFirstSeconds: number[] | undefined;
