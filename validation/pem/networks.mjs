@@ -34,7 +34,7 @@ const root = path.resolve(here, '../..');
 const require = createRequire(import.meta.url);
 const { predictScenarios } = require(path.join(root, 'out/server/src/pem/index.js'));
 const { COMM_TABLE_SCHEMA } = require(path.join(root, 'out/server/src/network/commTable.js'));
-const { parseFirstOneWay, parsePingPong } = require(path.join(root, 'out/server/src/mpi/calibration.js'));
+const { medianSeconds, parseFirstOneWay, parsePingPong } = require(path.join(root, 'out/server/src/mpi/calibration.js'));
 
 function option(name, fallback) {
   const i = process.argv.indexOf(`--${name}`);
@@ -106,10 +106,6 @@ async function pingPongAcross(network, maxBytes) {
 }
 
 const elapsed = (stdout) => Math.max(...[...stdout.matchAll(/elapsed rank=\d+ seconds=([\d.]+)/g)].map((m) => Number(m[1])));
-const median = (v) => {
-  const s = [...v].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 /** Calibrates, traces and times every network. */
 async function measureNetworks() {
@@ -134,7 +130,7 @@ async function measureNetworks() {
         intraNode: parsePingPong(await mpirun(2, sameNode, {}, pinned(1, pingpong)), `${network.name}: ping-pong inside a node`),
         interNode: across.points,
         ...(perMessageSeconds > 0 ? { stackCpu: { perMessageSeconds, perByteSeconds } } : {}),
-        connectSeconds: Math.max(0, median([...smalls, across].map((run) => run.first ?? 0)) - across.points[0].seconds),
+        connectSeconds: Math.max(0, medianSeconds([...smalls, across].map((run) => run.first ?? 0)) - across.points[0].seconds),
       };
       const traced = [];
       const untraced = [];
@@ -179,13 +175,13 @@ for (const from of measured) {
       ratios.push(result.predictedSeconds / target.measuredSeconds);
     }
     const [raw] = (await predictScenarios(source, scenario, { tracedNetwork: from.table, eventCostSeconds: 'auto' })).scenarios;
-    const untracedMedian = median(to.untraced);
+    const untracedMedian = medianSeconds(to.untraced);
     rows.push({
       from: from.network.name,
       to: to.network.name,
-      errorPercent: (median(ratios) - 1) * 100,
+      errorPercent: (medianSeconds(ratios) - 1) * 100,
       errorRangePercent: [(Math.min(...ratios) - 1) * 100, (Math.max(...ratios) - 1) * 100],
-      tracedMedianSeconds: median(to.traced.map((t) => t.measuredSeconds)),
+      tracedMedianSeconds: medianSeconds(to.traced.map((t) => t.measuredSeconds)),
       untracedMedianSeconds: untracedMedian,
       untracedSpreadPercent: (Math.max(...to.untraced) / Math.min(...to.untraced) - 1) * 100,
       predictedUntracedSeconds: raw.predictedSeconds,

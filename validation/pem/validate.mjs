@@ -82,10 +82,6 @@ function computeSeconds(archivePath) {
   return total;
 }
 
-const median = (values) => {
-  const s = [...values].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 /** An untraced run's time: the slowest rank's own "elapsed" line (MPI_Init to the end of its work). */
 async function untracedSeconds(program, np, nodes) {
@@ -193,24 +189,24 @@ for (const program of programs) {
     }
     targets.forEach((to, i) => {
       const measured = runs[`${program} ${to}`];
-      const measuredNorm = median(measured.map((r) => r.measuredSeconds / r.cpu));
+      const measuredNorm = medianSeconds(measured.map((r) => r.measuredSeconds / r.cpu));
       const predictedNorm = prediction.scenarios[i].predictedSeconds / source.cpu;
       rows.push({
         program,
         from,
         to,
-        targetComputeErrorPercent: (median(targetRatios[i]) - 1) * 100,
+        targetComputeErrorPercent: (medianSeconds(targetRatios[i]) - 1) * 100,
         targetComputeRangePercent: [(Math.min(...targetRatios[i]) - 1) * 100, (Math.max(...targetRatios[i]) - 1) * 100],
-        untracedTargetErrorPercent: (median(untracedTargetRatios[i]) - 1) * 100,
+        untracedTargetErrorPercent: (medianSeconds(untracedTargetRatios[i]) - 1) * 100,
         untracedTargetRangePercent: [(Math.min(...untracedTargetRatios[i]) - 1) * 100, (Math.max(...untracedTargetRatios[i]) - 1) * 100],
-        measuredMedianSeconds: median(measured.map((r) => r.measuredSeconds)),
+        measuredMedianSeconds: medianSeconds(measured.map((r) => r.measuredSeconds)),
         predictedSeconds: prediction.scenarios[i].predictedSeconds,
         measuredNormalised: measuredNorm,
         predictedNormalised: predictedNorm,
         errorPercent: (predictedNorm / measuredNorm - 1) * 100,
-        untracedMedianSeconds: median(measured.map((r) => r.untraced)),
+        untracedMedianSeconds: medianSeconds(measured.map((r) => r.untraced)),
         predictedUntracedSeconds: untracedPrediction.scenarios[i].predictedSeconds,
-        rawErrorPercent: (untracedPrediction.scenarios[i].predictedSeconds / median(measured.map((r) => r.untraced)) - 1) * 100,
+        rawErrorPercent: (untracedPrediction.scenarios[i].predictedSeconds / medianSeconds(measured.map((r) => r.untraced)) - 1) * 100,
         spreadPercent: (Math.max(...measured.map((r) => r.measuredSeconds / r.cpu)) / Math.min(...measured.map((r) => r.measuredSeconds / r.cpu)) - 1) * 100,
       });
     });
