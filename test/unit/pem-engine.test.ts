@@ -335,6 +335,35 @@ test('messages leaving a node take turns on its link', () => {
   close(shm.result.finishSeconds[3], 0, 'inside a node nothing queues (free in this network)');
 });
 
+test("eager messages reaching a link within one round of a shared core's turns race: random order, as expectations", () => {
+  // Ranks 0, 1 share node 0's core, 2, 3 node 1's; a switch back costs 0.01, so the race window is
+  // 2 ranks × 0.01. Rank 0 sends 1000 bytes (1 on the link) to rank 2, rank 1 sends 10 (0.01) to 3.
+  const shared = { ...wire(1, Infinity), linkSecondsPerByte: 1 / 1000, switchIn: (ranksPerCore: number) => (ranksPerCore >= 2 ? 0.01 : 0) };
+  const pair = (computeFirst: number, second: number) => [
+    [op(OpKind.Send, { compute: computeFirst, peer: 2, bytes: 1000 }), op(OpKind.End)],
+    [op(OpKind.Send, { compute: second, peer: 3, bytes: 10 }), op(OpKind.End)],
+    [op(OpKind.Recv, { peer: 0, bytes: 1000 }), op(OpKind.End)],
+    [op(OpKind.Recv, { peer: 1, bytes: 10 }), op(OpKind.End)],
+  ];
+  // Both leave at 0, before their receives are posted: each waits half of the other's time on
+  // the link (a FIFO would make the second wait all of it); then the receiver takes its core back.
+  const together = run(pair(0, 0), [0, 0, 1, 1], [1, 1], shared);
+  close(together.result.finishSeconds[2], 1 + 0.005 + 0.01, 'the long message waits half the short one');
+  close(together.result.finishSeconds[3], 1 + 0.5 + 0.01, 'the short message waits half the long one');
+  // The same with the receives posted first (each sender computes 0.001 on the shared core: both leave at 0.002).
+  const posted = run(pair(0.001, 0.001), [0, 0, 1, 1], [1, 1], shared);
+  close(posted.result.finishSeconds[2], 0.002 + 1 + 0.005 + 0.01, 'matched before the race is decided, the same waits');
+  close(posted.result.finishSeconds[3], 0.002 + 1 + 0.5 + 0.01, 'matched before the race is decided, the same waits');
+  // Half a unit apart is no race: the second waits for the first to leave.
+  const apart = run(pair(0, 0.5), [0, 0, 1, 1], [1, 1], shared);
+  close(apart.result.finishSeconds[2], 1 + 0.01, 'the first message leaves at once');
+  close(apart.result.finishSeconds[3], 0.5 + 0.5 + 1 + 0.01, 'the second waits until the link is free at 1');
+  // Without a shared core (one rank per core) the link is a FIFO in the replay's order.
+  const fifo = run(pair(0, 0), [0, 0, 1, 1], [2, 2], shared);
+  close(fifo.result.finishSeconds[2], 1, 'first in the replay: no wait');
+  close(fifo.result.finishSeconds[3], 2, 'second: all of the first');
+});
+
 test("a message waits for its receiver's turn when ranks share the receiver's core", () => {
   const net: EngineNetwork = { ...wire(1, 1000), receiverTurn: (ranksPerCore) => (ranksPerCore > 2 ? ranksPerCore - 2 : 0) };
   const pair = [[op(OpKind.Send, { peer: 1 }), op(OpKind.End)], [op(OpKind.Recv, { peer: 0 }), op(OpKind.End)]];

@@ -8,7 +8,9 @@
 // ns0 on core 0, ranks 2-3 in ns1 on core 1), halo with 4 ranks, Open MPI over TCP. The link
 // emulator runs as one process per receiving node, pinned to its core (shape-per-node.sh), and its
 // CPU per message and per byte during the ping-pongs becomes the table's stackCpu, and the median first
-// round trip of its five runs less a later one its connectSeconds (TCP connections open at the first message). For each
+// round trip of its five runs less a later one its connectSeconds (TCP connections open at the first message), and the
+// relaying turn of 2 and 4 ranks on node 0's core over TCP its relayTurn (a rank that waited takes its shared core back;
+// 6.6 µs over TCP against 0.8 µs through shared memory), with the recorder's cost per call. For each
 // network: calibrate (ping-pong pinned inside a node and across the link), then REPS traced and
 // REPS untraced runs, each under the kit's clean-run guard (guarded.sh: wait for a quiet
 // machine, retry runs that other processes disturbed). Every network's first trace predicts
@@ -34,7 +36,7 @@ const root = path.resolve(here, '../..');
 const require = createRequire(import.meta.url);
 const { predictScenarios } = require(path.join(root, 'out/server/src/pem/index.js'));
 const { COMM_TABLE_SCHEMA } = require(path.join(root, 'out/server/src/network/commTable.js'));
-const { medianSeconds, parseFirstOneWay, parsePingPong } = require(path.join(root, 'out/server/src/mpi/calibration.js'));
+const { medianSeconds, parseFirstOneWay, parsePingPong, parseRelayTurn, recorderCallCost, relayCommand } = require(path.join(root, 'out/server/src/mpi/calibration.js'));
 
 function option(name, fallback) {
   const i = process.argv.indexOf(`--${name}`);
@@ -105,6 +107,18 @@ async function pingPongAcross(network, maxBytes) {
   return { points, first: parseFirstOneWay(output), cpu: (emulatorCpuSeconds() - before) / tries, ...pingPongTraffic(points) };
 }
 
+/**
+ * The relaying turn over TCP with k ranks on node 0's core (calibration.ts, measureRelayTurns): a
+ * rank that waited takes its node's shared core back in it. With `traceDir`, traced by the recorder.
+ */
+async function relayTurnInNode(k, traceDir) {
+  const hosts = path.join(work, `hosts-one-node-${k}`);
+  fs.writeFileSync(hosts, `node0 slots=${k}\n`);
+  const { program, args } = relayCommand(0);
+  const env = traceDir ? { LD_PRELOAD: path.join(build, 'libcausal-lens-recorder.so'), CAUSAL_LENS_TRACE_DIR: traceDir } : {};
+  return parseRelayTurn(await mpirun(k, hosts, env, [program, ...args]), `relaying ping-pong over TCP with ${k} ranks on a core${traceDir ? ', traced' : ''}`);
+}
+
 const elapsed = (stdout) => Math.max(...[...stdout.matchAll(/elapsed rank=\d+ seconds=([\d.]+)/g)].map((m) => Number(m[1])));
 
 /** Calibrates, traces and times every network. */
@@ -121,6 +135,11 @@ async function measureNetworks() {
       const across = await pingPongAcross(network, 16 << 20);
       const perMessageSeconds = smalls.reduce((sum, run) => sum + run.cpu, 0) / smalls.reduce((sum, run) => sum + run.messages, 0);
       const perByteSeconds = Math.max(0, (across.cpu - perMessageSeconds * across.messages) / across.bytes);
+      // The emulated nodes' two ranks share a core: a rank that waited takes it back (the relaying
+      // turn, over TCP here: Open MPI's progress polls its sockets), and the recorder's cost per call.
+      const relayTurn = [];
+      for (const k of [2, 4]) relayTurn.push({ ranksPerCore: k, seconds: await relayTurnInNode(k) });
+      const recorderCallSeconds = recorderCallCost(await relayTurnInNode(2, path.join(work, `relay-${network.shape.join('-')}`)), relayTurn[0].seconds);
       const table = {
         schema: COMM_TABLE_SCHEMA,
         name: network.name,
@@ -131,6 +150,8 @@ async function measureNetworks() {
         interNode: across.points,
         ...(perMessageSeconds > 0 ? { stackCpu: { perMessageSeconds, perByteSeconds } } : {}),
         connectSeconds: Math.max(0, medianSeconds([...smalls, across].map((run) => run.first ?? 0)) - across.points[0].seconds),
+        relayTurn,
+        recorderCallSeconds,
       };
       const traced = [];
       const untraced = [];
@@ -144,7 +165,7 @@ async function measureNetworks() {
       }
       measured.push({ network, table, traced, untraced });
       process.stderr.write(
-        `${network.name}: one-way 8 B across ${(table.interNode.find((p) => p.bytes === 8).seconds * 1e6).toFixed(0)} µs; emulator CPU ${(perMessageSeconds * 1e6).toFixed(1)} µs per message + ${(perByteSeconds * 1e9).toFixed(2)} ns per byte; connection ${(table.connectSeconds * 1e3).toFixed(2)} ms; traced ${traced.map((t) => t.measuredSeconds.toFixed(3)).join(', ')} s; untraced ${untraced.map((t) => t.toFixed(3)).join(', ')} s\n`,
+        `${network.name}: one-way 8 B across ${(table.interNode.find((p) => p.bytes === 8).seconds * 1e6).toFixed(0)} µs; emulator CPU ${(perMessageSeconds * 1e6).toFixed(1)} µs per message + ${(perByteSeconds * 1e9).toFixed(2)} ns per byte; connection ${(table.connectSeconds * 1e3).toFixed(2)} ms; relaying turn ${(relayTurn[0].seconds * 1e6).toFixed(1)} µs, recorder ${(recorderCallSeconds * 1e6).toFixed(2)} µs per call; traced ${traced.map((t) => t.measuredSeconds.toFixed(3)).join(', ')} s; untraced ${untraced.map((t) => t.toFixed(3)).join(', ')} s\n`,
       );
     }
   } finally {

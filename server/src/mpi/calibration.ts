@@ -130,7 +130,7 @@ export function parseRelayTurn(text: string, source: string): number {
 }
 
 /** The relaying ping-pong pinned to `core`, as the program and arguments mpirun starts per rank. */
-function relayCommand(core: number): { program: string; args: string[] } {
+export function relayCommand(core: number): { program: string; args: string[] } {
   return { program: 'taskset', args: ['-c', String(core), builtFile(PINGPONG), 'relay', String(RELAY_ROUND_TRIPS)] };
 }
 
@@ -149,6 +149,11 @@ export async function measureRelayTurns(ranksPerCore: readonly number[], core = 
   return points;
 }
 
+/** The recorder's cost per call from a relaying turn traced and untraced: a turn is two calls. */
+export function recorderCallCost(tracedTurn: number, untracedTurn: number): number {
+  return Math.max(0, (tracedTurn - untracedTurn) / 2);
+}
+
 /**
  * The recorder's cost per MPI call on this machine: the relaying turn of two ranks on one core
  * traced by the recorder, less `untracedTurn` (the same, untraced), over the turn's two calls.
@@ -160,7 +165,7 @@ export async function measureRecorderCallCost(untracedTurn: number, core = 0, on
   try {
     const summary = await recordTrace({ np: 2, outDir: dir, ...relayCommand(core), onOutput });
     if (summary.exitCode !== 0) throw new PingPongError(`the traced relaying ping-pong on core ${core} failed (mpirun status ${summary.exitCode ?? summary.signal})`);
-    return Math.max(0, (parseRelayTurn(summary.stdout, `traced relaying ping-pong on core ${core}`) - untracedTurn) / 2);
+    return recorderCallCost(parseRelayTurn(summary.stdout, `traced relaying ping-pong on core ${core}`), untracedTurn);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -31,7 +31,10 @@
 //   beyond the network's size-dependent time is the receiver's work (receiveWork).
 // - messages leaving a node queue for its link (one FIFO per node and direction out, as a NIC,
 //   or the netns kit's emulated link): a message occupies it for bytes × linkSecondsPerByte
-//   from when it starts to leave, and is delayed by the messages ahead of it.
+//   from when it starts to leave, and is delayed by the messages ahead of it. Eager messages
+//   that reach the link within one round of turns of a shared core (raceWindow) race: which
+//   rank of the core acts first is the scheduler's choice, which the round-robin sharing cannot
+//   make, so they are served in random order, each waiting half the others' time on the link.
 //
 // Extensions (the paper has PVM send/startRecv/endRecv only): eager sends (data leaves at the
 // send; the sender goes on) up to the table's eager limit and rendezvous above it (data leaves
@@ -156,6 +159,9 @@ class RankState {
 
 interface Message {
   time: number;
+  /** Sender and receiver (world ranks). */
+  src: number;
+  dst: number;
   bytes: number;
   eager: boolean;
   /** Delay of the data: the one-way time, less the copy when the receiver copies it in (`copied`). */
@@ -171,6 +177,10 @@ interface Message {
   pm: number;
   pw: number;
   sender: Completion | null;
+  /** Eager data waiting for its node's link to decide its race (raceWindow): its queueing is not in `oneWay` yet. */
+  racing: boolean;
+  /** The receive that matched it while it raced, resolved when the race is decided. */
+  matched: PostedRecv | null;
 }
 
 interface PostedRecv {
@@ -364,7 +374,11 @@ class EventQueue {
 /** Pairs of ranks with channels kept before the idle channels of all are forgotten. */
 const PAIR_SWEEP_AT = 4096;
 
-/** Queue ids ≥ 0 are nodes; a rank r whose blocking operation completes, or who comes back to its core, is −1 − r. */
+/**
+ * Queue ids: a node's next finish is its index n, network-stack work arriving on it N + n, the
+ * decision of the race on its link 2N + n (N nodes); a rank r whose blocking operation
+ * completes, or who comes back to its core, is −1 − r.
+ */
 const rankEventId = (rank: number) => -1 - rank;
 
 export class PemEngine {
@@ -386,6 +400,15 @@ export class PemEngine {
   private started = false;
   /** When each node's outgoing link is free again. */
   private readonly linkFree: Float64Array;
+  /**
+   * Per node, how long eager messages reaching its link race each other: one round of turns of
+   * its shared core (its ranks per core × the switch back, EngineNetwork.switchIn), at most a
+   * message's zero-byte time so that the race is decided before any of them arrives; 0 (a FIFO in
+   * the order the replay reaches the sends) without a shared core or without contention.
+   */
+  private readonly raceWindow: Float64Array;
+  /** Per node, the eager messages racing for its link now, in the order they reached it. */
+  private readonly racing: Message[][];
   /** When the connection of a pair of ranks on different nodes (lower × ranks + higher) is open. */
   private readonly connectedAt = new Map<number, number>();
 
@@ -398,6 +421,9 @@ export class PemEngine {
     this.linkFree = new Float64Array(input.coresPerNode.length);
     for (let r = 0; r < n; r++) this.nodes[input.nodeOf[r]].ranks++;
     for (const node of this.nodes) node.switchIn = input.network.switchIn?.(node.ranks / node.cores) ?? 0;
+    const contended = (input.network.linkSecondsPerByte ?? 0) > 0 && input.network.interNodeSharedMemory !== true;
+    this.raceWindow = Float64Array.from(this.nodes, (node) => (contended ? Math.min((node.ranks / node.cores) * node.switchIn, input.network.oneWay(0, false)) : 0));
+    this.racing = this.nodes.map(() => []);
   }
 
   /**
@@ -456,9 +482,51 @@ export class PemEngine {
   private linkQueue(node: number, departure: number, bytes: number): number {
     const perByte = this.input.network.linkSecondsPerByte ?? 0;
     if (perByte <= 0) return 0;
+    // The messages racing now reached the link before this one.
+    this.decideRace(node);
     const start = Math.max(departure, this.linkFree[node]);
     this.linkFree[node] = start + bytes * perByte;
     return start - departure;
+  }
+
+  /** An eager message reaches its node's link at `time`: it races those that reach it within the node's window. */
+  private joinRace(node: number, msg: Message, time: number): void {
+    const racing = this.racing[node];
+    if (racing.length === 0) this.queue.push(time + this.raceWindow[node], 2 * this.nodes.length + node, 0);
+    racing.push(msg);
+  }
+
+  /**
+   * Serves the messages racing for `node`'s link in random order, as expectations: each waits
+   * for the link to be free and for half of the others (each of them is ahead of it in half
+   * the orders); the link is then busy with all of them from the first one's departure.
+   */
+  private decideRace(node: number): void {
+    const racing = this.racing[node];
+    if (racing.length === 0) return;
+    this.racing[node] = [];
+    const perByte = this.input.network.linkSecondsPerByte ?? 0;
+    let total = 0;
+    for (const msg of racing) total += msg.bytes * perByte;
+    const free = this.linkFree[node];
+    this.linkFree[node] = Math.max(free, racing[0].time) + total;
+    for (const msg of racing) {
+      msg.oneWay += Math.max(0, free - msg.time) + (total - msg.bytes * perByte) / 2;
+      msg.racing = false;
+      this.crossed(msg.src, msg.dst, msg.time + msg.oneWay, msg.bytes);
+      const recv = msg.matched;
+      if (recv) {
+        msg.matched = null;
+        this.deliverEager(msg, recv.done, recv.time, recv.pc, recv.pm, recv.pw);
+      }
+    }
+  }
+
+  /** Completes the receive of an eager message posted at `time` (with that path): when the data is there. */
+  private deliverEager(msg: Message, done: Completion, time: number, pc: number, pm: number, pw: number): void {
+    const arrival = msg.time + msg.oneWay;
+    if (arrival > time) this.resolve(done, arrival, msg.pc, msg.pm + msg.oneWay, msg.pw);
+    else this.resolve(done, time, pc, pm, pw);
   }
 
   /** Simulates up to `budget` operations; returns true when the run is over. */
@@ -481,7 +549,9 @@ export class PemEngine {
       queue.pop(out);
       const time = out[0];
       const id = out[1];
-      if (id >= this.nodes.length) {
+      if (id >= 2 * this.nodes.length) {
+        this.decideRace(id - 2 * this.nodes.length);
+      } else if (id >= this.nodes.length) {
         this.takeCore(this.nodes[id - this.nodes.length], time, out[2]);
       } else if (id >= 0) {
         const node = this.nodes[id];
@@ -829,6 +899,16 @@ export class PemEngine {
     const oneWay = (copied ? zero : full) + (same ? 0 : this.connect(rank.rank, dst, time)) + dstTurn;
     const channel = this.channel(rank.rank, dst, op.comm, op.tag);
     const recv = channel.recvs.length > 0 ? channel.recvs.shift()! : undefined;
+    if (eager && !same && this.raceWindow[srcNode] > 0) {
+      const msg = this.message(rank, dst, op.bytes, time, true, oneWay, 0, copy, copied, srcNode, null);
+      msg.racing = true;
+      if (recv) {
+        recv.done.work = receiveWork(copied, copy, recv.copy);
+        msg.matched = recv;
+      } else channel.sends.push(msg);
+      this.joinRace(srcNode, msg, time);
+      return done;
+    }
     if (recv) {
       // The receive was posted no later than now, so the data's arrival decides.
       const dataLeaves = eager ? time : time + 2 * zeroWay;
@@ -843,9 +923,13 @@ export class PemEngine {
       // Eager data leaves now; rendezvous data when the receive is there (postRecv).
       const queued = same || !eager ? 0 : this.linkQueue(srcNode, time, op.bytes);
       if (!same && eager) this.crossed(rank.rank, dst, time + oneWay + queued, op.bytes);
-      channel.sends.push({ time, bytes: op.bytes, eager, oneWay: oneWay + queued, zeroWay, copy, copied, node: same ? -1 : srcNode, pc: rank.pc, pm: rank.pm, pw: rank.pw, sender: eager ? null : done });
+      channel.sends.push(this.message(rank, dst, op.bytes, time, eager, oneWay + queued, zeroWay, copy, copied, same ? -1 : srcNode, eager ? null : done));
     }
     return done;
+  }
+
+  private message(rank: RankState, dst: number, bytes: number, time: number, eager: boolean, oneWay: number, zeroWay: number, copy: number, copied: boolean, node: number, sender: Completion | null): Message {
+    return { time, src: rank.rank, dst, bytes, eager, oneWay, zeroWay, copy, copied, node, pc: rank.pc, pm: rank.pm, pw: rank.pw, sender, racing: false, matched: null };
   }
 
   private postRecv(rank: RankState, op: PemOp, time: number, done: Completion): void {
@@ -862,10 +946,12 @@ export class PemEngine {
     }
     const work = receiveWork(msg.copied, msg.copy, op.copySeconds);
     done.work = work;
+    if (msg.racing) {
+      msg.matched = { time, copy: op.copySeconds, pc: rank.pc, pm: rank.pm, pw: rank.pw, done };
+      return;
+    }
     if (msg.eager) {
-      const arrival = msg.time + msg.oneWay;
-      if (arrival > time) this.resolve(done, arrival, msg.pc, msg.pm + msg.oneWay, msg.pw);
-      else this.resolve(done, time, rank.pc, rank.pm, rank.pw);
+      this.deliverEager(msg, done, time, rank.pc, rank.pm, rank.pw);
       return;
     }
     // Rendezvous: the request-to-send arrives at msg.time + L₀; the reply and the data follow.
