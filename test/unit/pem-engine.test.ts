@@ -364,6 +364,30 @@ test("eager messages reaching a link within one round of a shared core's turns r
   close(fifo.result.finishSeconds[3], 2, 'second: all of the first');
 });
 
+test('a race decided early, when a rendezvous message takes the link, does not cut the next race short', () => {
+  // Node 0's core is shared (race window 2 × 0.1); eager up to 10 bytes, 1 per 1000 bytes on the link.
+  // Rank 0 sends A (5 bytes) at 0; rank 3's receive of R (20 bytes, rendezvous) makes R take the
+  // link at 2 (its handshake), which decides A's race at once. B (10 bytes, at 0.1) and C (8 bytes,
+  // at 0.24) then race each other until 0.3: A's race's entry at 0.2 must not decide theirs.
+  const net = { ...wire(1, Infinity, 10), linkSecondsPerByte: 1 / 1000, switchIn: (ranksPerCore: number) => (ranksPerCore >= 2 ? 0.1 : 0) };
+  const ops = [
+    [
+      op(OpKind.Send, { peer: 2, bytes: 5 }),
+      op(OpKind.Isend, { peer: 3, bytes: 20, request: 1 }),
+      op(OpKind.Send, { compute: 0.1, peer: 2, bytes: 10 }),
+      op(OpKind.Send, { compute: 0.14, peer: 2, bytes: 8 }),
+      op(OpKind.Wait, { requests: [1] }),
+      op(OpKind.End),
+    ],
+    [op(OpKind.End)],
+    [op(OpKind.Recv, { peer: 0, bytes: 5 }), op(OpKind.Recv, { peer: 0, bytes: 10 }), op(OpKind.Recv, { peer: 0, bytes: 8 }), op(OpKind.End)],
+    [op(OpKind.Recv, { peer: 0, bytes: 20 }), op(OpKind.End)],
+  ];
+  const { result } = run(ops, [0, 0, 1, 1], [1, 2], net);
+  // The link is R's from 2 to 2.02; B and C wait for it, and each for half the other.
+  close(result.finishSeconds[2], 0.24 + 1 + (2.02 - 0.24) + 0.01 / 2, 'C raced B: half of B (alone after B it would arrive at 3.03)');
+});
+
 test("a message waits for its receiver's turn when ranks share the receiver's core", () => {
   const net: EngineNetwork = { ...wire(1, 1000), receiverTurn: (ranksPerCore) => (ranksPerCore > 2 ? ranksPerCore - 2 : 0) };
   const pair = [[op(OpKind.Send, { peer: 1 }), op(OpKind.End)], [op(OpKind.Recv, { peer: 0 }), op(OpKind.End)]];

@@ -409,6 +409,8 @@ export class PemEngine {
   private readonly raceWindow: Float64Array;
   /** Per node, the eager messages racing for its link now, in the order they reached it. */
   private readonly racing: Message[][];
+  /** Per node, its races so far: a race decided early (a later message took the link) leaves a stale queue entry. */
+  private readonly races: Float64Array;
   /** When the connection of a pair of ranks on different nodes (lower × ranks + higher) is open. */
   private readonly connectedAt = new Map<number, number>();
 
@@ -424,6 +426,7 @@ export class PemEngine {
     const contended = (input.network.linkSecondsPerByte ?? 0) > 0 && input.network.interNodeSharedMemory !== true;
     this.raceWindow = Float64Array.from(this.nodes, (node) => (contended ? Math.min((node.ranks / node.cores) * node.switchIn, input.network.oneWay(0, false)) : 0));
     this.racing = this.nodes.map(() => []);
+    this.races = new Float64Array(this.nodes.length);
   }
 
   /**
@@ -492,7 +495,7 @@ export class PemEngine {
   /** An eager message reaches its node's link at `time`: it races those that reach it within the node's window. */
   private joinRace(node: number, msg: Message, time: number): void {
     const racing = this.racing[node];
-    if (racing.length === 0) this.queue.push(time + this.raceWindow[node], 2 * this.nodes.length + node, 0);
+    if (racing.length === 0) this.queue.push(time + this.raceWindow[node], 2 * this.nodes.length + node, ++this.races[node]);
     racing.push(msg);
   }
 
@@ -550,7 +553,8 @@ export class PemEngine {
       const time = out[0];
       const id = out[1];
       if (id >= 2 * this.nodes.length) {
-        this.decideRace(id - 2 * this.nodes.length);
+        const node = id - 2 * this.nodes.length;
+        if (out[2] === this.races[node]) this.decideRace(node);
       } else if (id >= this.nodes.length) {
         this.takeCore(this.nodes[id - this.nodes.length], time, out[2]);
       } else if (id >= 0) {
