@@ -82,7 +82,6 @@ function computeSeconds(archivePath) {
   return total;
 }
 
-
 /** An untraced run's time: the slowest rank's own "elapsed" line (MPI_Init to the end of its work). */
 async function untracedSeconds(program, np, nodes) {
   const argv = mpirunArgv({ np, program: path.join(here, 'pin-rank.sh'), args: [String(nodes), path.join(build, program), ...PROGRAMS[program]] });
