@@ -10,9 +10,17 @@
  *   relay <ranks> <seconds per turn>
  * With all ranks on one core each round trip is one turn of every rank, each relaying a message
  * (the sharedCore points' other ranks only poll).
+ * With "tick", rank 0 runs on CPU 0 and rank 1 on CPU 1 beside a thread that spins there: rank 1,
+ * waiting in MPI_Recv, yields its core and gets it back only at the scheduler's next tick, so a
+ * 0-byte round trip takes about one tick; rank 0 prints the median round trip:
+ *   tick <seconds>
  * usage: pingpong [TARGET_SECONDS=0.05] [MAX_BYTES=16777216]
- *        pingpong relay [ROUND_TRIPS=20000] */
+ *        pingpong relay [ROUND_TRIPS=20000]
+ *        pingpong tick [TARGET_SECONDS=0.5] */
+#define _GNU_SOURCE
 #include <mpi.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,11 +82,66 @@ static void relay(int rank, int size, long round_trips) {
   if (rank == 0) printf("relay %d %.9e\n", size, seconds / (double)round_trips / size);
 }
 
+static volatile int spinning = 1;
+
+static void *spin(void *unused) {
+  (void)unused;
+  while (spinning) {
+  }
+  return NULL;
+}
+
+static void tick(int rank, double target) {
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  CPU_SET(rank, &cpus);
+  if (rank < 2 && sched_setaffinity(0, sizeof cpus, &cpus) != 0) {
+    fprintf(stderr, "pingpong tick: cannot run rank %d on CPU %d (needs 2 CPUs)\n", rank, rank);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  /* The spinner inherits rank 1's CPU. */
+  pthread_t spinner;
+  if (rank == 1 && pthread_create(&spinner, NULL, spin, NULL) != 0) {
+    fprintf(stderr, "pingpong tick: cannot start the spinning thread\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  char send = 0, recv = 0;
+  double t, times[MAX_ROUND_TRIPS];
+  for (int warm = 0; warm < 3; warm++) round_trip(rank, &send, &recv, 0, 0, &t);
+  if (rank == 0) {
+    int n = 0;
+    double spent = 0;
+    while (n < MAX_ROUND_TRIPS) {
+      int last = n + 1 >= MIN_ROUND_TRIPS && (spent >= target || n + 1 == MAX_ROUND_TRIPS);
+      round_trip(rank, &send, &recv, 0, last, &t);
+      times[n++] = t;
+      spent += t;
+      if (last) break;
+    }
+    qsort(times, (size_t)n, sizeof(double), by_value);
+    printf("tick %.9e\n", n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2);
+  } else if (rank == 1) {
+    while (!round_trip(rank, &send, &recv, 0, 0, &t)) {
+    }
+    spinning = 0;
+    pthread_join(spinner, NULL);
+  }
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (argc > 1 && strcmp(argv[1], "tick") == 0) {
+    if (size < 2) {
+      fprintf(stderr, "pingpong tick: needs 2 ranks\n");
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    tick(rank, argc > 2 ? atof(argv[2]) : 0.5);
+    MPI_Finalize();
+    return 0;
+  }
   if (argc > 1 && strcmp(argv[1], "relay") == 0) {
     long round_trips = argc > 2 ? atol(argv[2]) : 20000;
     relay(rank, size, round_trips > 0 ? round_trips : 20000);

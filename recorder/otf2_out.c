@@ -147,6 +147,9 @@ static void read_comms(const char *dir, rank_info *info, comm_def **defs, uint32
 }
 
 enum skip_reason { SKIP_KIND, SKIP_REGION, SKIP_COMM, SKIP_TIME, SKIP_REASONS };
+
+/* The attributes the archive defines. */
+enum { Z_NS_ATTRIBUTE, WILDCARDS_ATTRIBUTE };
 static const char *const skip_text[SKIP_REASONS] = { "unknown record kind", "unknown region", "unknown communicator",
                                                      "time going backwards" };
 
@@ -168,6 +171,15 @@ static void cpu_metric(location_writer *w, const cl_record *r) {
   value.unsigned_int = r->cpu;
   OTF2_EvtWriter_Metric(w->evt, NULL, r->time, 0, 1, &type, &value);
   w->info->events++;
+}
+
+/* The attribute list of a receive posted with wildcards (WILDCARDS_ATTRIBUTE), or none. */
+static OTF2_AttributeList *wildcards(location_writer *w, const cl_record *r) {
+  if (!r->op) return NULL;
+  OTF2_AttributeValue v;
+  v.uint8 = r->op;
+  OTF2_AttributeList_AddAttribute(w->attrs, WILDCARDS_ATTRIBUTE, OTF2_TYPE_UINT8, v);
+  return w->attrs;
 }
 
 /* Returns the reason the record was skipped, or -1 when it was written. */
@@ -204,10 +216,13 @@ static int write_record(location_writer *w, const cl_record *r) {
     OTF2_EvtWriter_MpiIsend(e, NULL, r->time, to_u32(r->peer), comm, (uint32_t)r->tag, r->bytes, r->request);
     break;
   case CL_ISEND_COMPLETE: OTF2_EvtWriter_MpiIsendComplete(e, NULL, r->time, r->request); break;
-  case CL_RECV: OTF2_EvtWriter_MpiRecv(e, NULL, r->time, to_u32(r->peer), comm, (uint32_t)r->tag, r->bytes); break;
+  case CL_RECV:
+    OTF2_EvtWriter_MpiRecv(e, wildcards(w, r), r->time, to_u32(r->peer), comm, (uint32_t)r->tag, r->bytes);
+    break;
   case CL_IRECV_REQUEST: OTF2_EvtWriter_MpiIrecvRequest(e, NULL, r->time, r->request); break;
   case CL_IRECV:
-    OTF2_EvtWriter_MpiIrecv(e, NULL, r->time, to_u32(r->peer), comm, (uint32_t)r->tag, r->bytes, r->request);
+    OTF2_EvtWriter_MpiIrecv(e, wildcards(w, r), r->time, to_u32(r->peer), comm, (uint32_t)r->tag, r->bytes,
+                            r->request);
     break;
   case CL_REQUEST_TEST: OTF2_EvtWriter_MpiRequestTest(e, NULL, r->time, r->request); break;
   case CL_COLL_BEGIN: OTF2_EvtWriter_MpiCollectiveBegin(e, NULL, r->time); break;
@@ -218,7 +233,7 @@ static int write_record(location_writer *w, const cl_record *r) {
   case CL_FLUSH: {
     OTF2_AttributeValue z;
     z.uint64 = r->request;
-    OTF2_AttributeList_AddAttribute(w->attrs, 0, OTF2_TYPE_UINT64, z);
+    OTF2_AttributeList_AddAttribute(w->attrs, Z_NS_ATTRIBUTE, OTF2_TYPE_UINT64, z);
     OTF2_EvtWriter_BufferFlush(e, w->attrs, r->time, r->bytes);
     if (r->bytes > r->time) w->last_time = r->bytes;
     break;
@@ -338,7 +353,8 @@ static void write_definitions(OTF2_GlobalDefWriter *g, rank_info *ranks, uint32_
   }
   const char *fixed[] = { "MPI", "CPU_TIME", "thread CPU time since MPI_Init", "ns", "causal_lens:z_ns",
                           "suspension time Z of an equalized flush", "causal_lens:cpu_set", "causal_lens:rank",
-                          "causal_lens:truncated", "causal_lens:truncated_reason", "true", "false", truncated };
+                          "causal_lens:truncated", "causal_lens:truncated_reason", "true", "false", "causal_lens:wildcards",
+                          "the receive was posted with MPI_ANY_SOURCE (1), MPI_ANY_TAG (2)", truncated };
   for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) string_ref(&s, fixed[i]);
 
   OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000ull, offset, length, realtime);
@@ -383,8 +399,11 @@ static void write_definitions(OTF2_GlobalDefWriter *g, rank_info *ranks, uint32_
                                          OTF2_METRIC_TYPE_OTHER, OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64,
                                          OTF2_BASE_DECIMAL, 0, string_ref(&s, "ns"));
   OTF2_GlobalDefWriter_WriteMetricClass(g, 0, 1, &member, OTF2_METRIC_SYNCHRONOUS_STRICT, OTF2_RECORDER_KIND_CPU);
-  OTF2_GlobalDefWriter_WriteAttribute(g, 0, string_ref(&s, "causal_lens:z_ns"),
+  OTF2_GlobalDefWriter_WriteAttribute(g, Z_NS_ATTRIBUTE, string_ref(&s, "causal_lens:z_ns"),
                                       string_ref(&s, "suspension time Z of an equalized flush"), OTF2_TYPE_UINT64);
+  OTF2_GlobalDefWriter_WriteAttribute(g, WILDCARDS_ATTRIBUTE, string_ref(&s, "causal_lens:wildcards"),
+                                      string_ref(&s, "the receive was posted with MPI_ANY_SOURCE (1), MPI_ANY_TAG (2)"),
+                                      OTF2_TYPE_UINT8);
   for (uint32_t i = 0; i < s.count; i++) free(s.items[i]);
   free(s.items);
   free(hosts);

@@ -54,15 +54,20 @@ enum cl_kind {
   CL_SEND,               /* peer, comm, tag, bytes */
   CL_ISEND,              /* peer, comm, tag, bytes, request */
   CL_ISEND_COMPLETE,     /* request */
-  CL_RECV,               /* peer (the actual source), comm, tag, bytes */
+  CL_RECV,               /* peer (the actual source), comm, tag, bytes; op = wildcards posted (CL_ANY_*) */
   CL_IRECV_REQUEST,      /* request */
-  CL_IRECV,              /* peer (the actual source), comm, tag, bytes, request */
+  CL_IRECV,              /* peer (the actual source), comm, tag, bytes, request; op = wildcards posted */
   CL_REQUEST_TEST,       /* request: tested, not complete */
   CL_COLL_BEGIN,
   CL_COLL_END,           /* op, comm, root (peer), sent (bytes), received (request) */
   CL_FLUSH,              /* time = suspension start, bytes = stop time, request = Z in ns */
   CL_CLOCK_OFFSET,       /* time; offset (as int64 in bytes) and standard deviation ns (request) */
 };
+
+/* A receive's wildcards (its op byte): OTF2 records what matched, a replay needs what was posted.
+ * Written as the attribute causal_lens:wildcards, these bits. */
+#define CL_ANY_SOURCE 1
+#define CL_ANY_TAG 2
 
 /* peer/root value when there is none */
 #define CL_NO_RANK (-1)
@@ -76,7 +81,7 @@ typedef struct {
   int32_t tag;
   uint32_t comm;     /* index into this rank's .comm lines; 0 = MPI_COMM_WORLD */
   uint8_t kind;
-  uint8_t op;        /* OTF2 collective op for CL_COLL_END */
+  uint8_t op;        /* OTF2 collective op for CL_COLL_END; wildcards for CL_RECV, CL_IRECV */
   uint16_t region;
 } cl_record;
 

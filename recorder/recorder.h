@@ -32,6 +32,10 @@ void cl_forget_comm(MPI_Comm comm);
 void cl_after_collective(MPI_Comm comm);
 
 uint64_t cl_bytes(int count, MPI_Datatype type);
+/* The CL_ANY_* bits of a receive posted for (source, tag). */
+static inline uint8_t cl_wildcards(int source, int tag) {
+  return (uint8_t)((source == MPI_ANY_SOURCE ? CL_ANY_SOURCE : 0) | (tag == MPI_ANY_TAG ? CL_ANY_TAG : 0));
+}
 
 /* Nonblocking requests: what was posted, resolved when a Wait/Test completes it. */
 void cl_request_posted(MPI_Request request, int is_recv, int peer, uint32_t comm, int tag, uint64_t bytes);

@@ -98,6 +98,7 @@ void cl_request_completed(MPI_Request request, const MPI_Status *status) {
     r->comm = e->comm;
     r->bytes = count == MPI_UNDEFINED ? e->bytes : (uint64_t)count;
     r->request = e->id;
+    r->op = cl_wildcards(e->peer, e->tag);
   } else {
     cl_record *r = cl_event(CL_ISEND_COMPLETE);
     r->request = e->id;

@@ -19,7 +19,7 @@
 static void enter(enum cl_region region) { LOCKED(cl_enter(region)); }
 static void leave(enum cl_region region) { LOCKED(cl_leave(region)); }
 
-static void message(enum cl_kind kind, int peer, MPI_Comm comm, int tag, uint64_t bytes) {
+static void message(enum cl_kind kind, int peer, MPI_Comm comm, int tag, uint64_t bytes, uint8_t wildcards) {
   if (peer == MPI_PROC_NULL) return;
   cl_lock();
   cl_record *r = cl_event(kind);
@@ -27,13 +27,16 @@ static void message(enum cl_kind kind, int peer, MPI_Comm comm, int tag, uint64_
   r->comm = cl_comm_index(comm);
   r->tag = tag;
   r->bytes = bytes;
+  r->op = wildcards;
   cl_unlock();
 }
 
-static void received(MPI_Comm comm, const MPI_Status *status) {
+/* A blocking receive posted for (source, tag), with what matched. */
+static void received(MPI_Comm comm, const MPI_Status *status, int source, int tag) {
   int count = 0;
   PMPI_Get_count(status, MPI_BYTE, &count);
-  message(CL_RECV, status->MPI_SOURCE, comm, status->MPI_TAG, count == MPI_UNDEFINED ? 0 : (uint64_t)count);
+  message(CL_RECV, status->MPI_SOURCE, comm, status->MPI_TAG, count == MPI_UNDEFINED ? 0 : (uint64_t)count,
+          cl_wildcards(source, tag));
 }
 
 static void collective_begin(enum cl_region region) {
@@ -133,7 +136,7 @@ int MPI_Finalize(void) {
 int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
   if (!cl_active) return PMPI_Send(buf, count, type, dest, tag, comm);
   enter(CL_REGION_SEND);
-  message(CL_SEND, dest, comm, tag, cl_bytes(count, type));
+  message(CL_SEND, dest, comm, tag, cl_bytes(count, type), 0);
   int rc = PMPI_Send(buf, count, type, dest, tag, comm);
   leave(CL_REGION_SEND);
   return rc;
@@ -142,7 +145,7 @@ int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, M
 int MPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
   if (!cl_active) return PMPI_Ssend(buf, count, type, dest, tag, comm);
   enter(CL_REGION_SSEND);
-  message(CL_SEND, dest, comm, tag, cl_bytes(count, type));
+  message(CL_SEND, dest, comm, tag, cl_bytes(count, type), 0);
   int rc = PMPI_Ssend(buf, count, type, dest, tag, comm);
   leave(CL_REGION_SSEND);
   return rc;
@@ -154,7 +157,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_C
   MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
   enter(CL_REGION_RECV);
   int rc = PMPI_Recv(buf, count, type, source, tag, comm, st);
-  received(comm, st);
+  received(comm, st, source, tag);
   leave(CL_REGION_RECV);
   return rc;
 }
@@ -167,10 +170,10 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
   MPI_Status own;
   MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
   enter(CL_REGION_SENDRECV);
-  message(CL_SEND, dest, comm, sendtag, cl_bytes(sendcount, sendtype));
+  message(CL_SEND, dest, comm, sendtag, cl_bytes(sendcount, sendtype), 0);
   int rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
                          comm, st);
-  received(comm, st);
+  received(comm, st, source, recvtag);
   leave(CL_REGION_SENDRECV);
   return rc;
 }

@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCalibrate } from '../../server/src/cli/calibrate';
 import { UsageError } from '../../server/src/cli/flags';
-import { PingPongError, medianPoints, parseFirstOneWay, parsePingPong, parseRelayTurn } from '../../server/src/mpi/calibration';
+import { PingPongError, medianPoints, parseFirstOneWay, parsePingPong, parseRelayTurn, parseTick } from '../../server/src/mpi/calibration';
 import { CALIBRATION_SIZES, loadCommTable, oneWaySeconds, parseCommTable } from '../../server/src/network/commTable';
 import { mulberry32 } from '../../server/src/causal/random';
 
@@ -55,6 +55,9 @@ test('calibrate measures every size from 0 B to 16 MiB and writes a table the ta
   assert.ok(table.relayTurn![2].seconds > table.relayTurn![0].seconds, `a turn among 8 (${table.relayTurn![2].seconds} s) should cost more than among 2 (${table.relayTurn![0].seconds} s)`);
   // The recorder's cost per call: its traced relaying turn is slower than the untraced one.
   assert.ok(table.recorderCallSeconds! > 0 && table.recorderCallSeconds! < table.relayTurn![0].seconds, `recorder ${table.recorderCallSeconds} s per call`);
+  // The scheduler's tick, against a spinning thread: 1 to 10 ms (HZ 1000 to 100), far above any
+  // one-way time here; without the spinner a round trip takes microseconds.
+  assert.ok(table.schedulerTickSeconds! >= 1e-3 && table.schedulerTickSeconds! <= 10e-3, `tick ${table.schedulerTickSeconds} s`);
   // --repeat 2: two measurements, their spread reported, each point their median.
   assert.equal(progress.match(/measurement \d of 2/g)?.length, 2);
   assert.match(progress, /8-byte one-way over 2 measurements \d+\.\d\d–\d+\.\d\d µs; the table takes each point's median/);
@@ -64,6 +67,12 @@ test("the relaying ping-pong's line is read; without it the error names the run"
   assert.equal(parseRelayTurn('relay 4 9.716309125e-07\n', 'relay with 4 ranks'), 9.716309125e-7);
   assert.throws(() => parseRelayTurn('size 0 5 1e-6 1e-6\n', 'relay with 4 ranks'), (error: Error) => error instanceof PingPongError && /^relay with 4 ranks: no "relay <ranks> <seconds>" line/.test(error.message));
   assert.throws(() => parseRelayTurn('relay 4 -1\n', 'r'), PingPongError);
+});
+
+test("the tick ping-pong's line is read; without it the error names the run", () => {
+  assert.equal(parseTick('tick 3.991709000e-03\n', 'tick'), 3.991709e-3);
+  assert.throws(() => parseTick('relay 4 1e-6\n', 'the tick run'), (error: Error) => error instanceof PingPongError && /^the tick run: no "tick <seconds>" line/.test(error.message));
+  assert.throws(() => parseTick('tick 0\n', 't'), PingPongError);
 });
 
 test('calibrate says when --shared-core leaves too few even counts for relaying turns, and writes none', async () => {

@@ -523,3 +523,90 @@ test('messages on more tags than the engine keeps idle channels for still match:
   close(result.finishSeconds[1], 1 + tags * 1e-6, 'receiver');
   close(result.finishSeconds[0], 1 + tags * 1e-6 + 1e-6 + 8 / 1e9, 'sender');
 });
+
+test('a wildcard receive takes the message that reaches it first, and a reply goes to its source', () => {
+  // The trace matched rank 2 first; in the replay rank 1 reports at 1, rank 2 at 3.
+  const master = [
+    op(OpKind.Recv, { peer: 2, anySource: true }),
+    op(OpKind.Send, { peer: 2, toWildcardSource: true }),
+    op(OpKind.Recv, { peer: 1, anySource: true }),
+    op(OpKind.End),
+  ];
+  const first = [op(OpKind.Send, { compute: 1, peer: 0 }), op(OpKind.Recv, { peer: 0 }), op(OpKind.End)];
+  const second = [op(OpKind.Send, { compute: 3, peer: 0 }), op(OpKind.End)];
+  const { result } = run([master, first, second], [0, 1, 2], [1, 1, 1], INSTANT);
+  assert.equal(result.complete, true, result.problems.join('; '));
+  close(result.finishSeconds[1], 1, 'the first to report gets the reply at once');
+  close(result.finishSeconds[0], 3, 'the master then waits for the other');
+  // Without the wildcard the trace's order holds: the reply goes to rank 2, and rank 1 never gets one.
+  const traced = run([master.map((o) => op(o.kind, { peer: o.peer })), first.map((o) => op(o.kind, { compute: o.compute, peer: o.peer })), second.map((o) => op(o.kind, { compute: o.compute, peer: o.peer }))], [0, 1, 2], [1, 1, 1], INSTANT);
+  assert.equal(traced.result.complete, false);
+});
+
+test('a wildcard receive takes, among messages already sent, the one that arrives first', () => {
+  // Rank 1 is across the network (5 units), rank 2 on the receiver's node; rank 2 sends later but arrives first.
+  const net = wire(5, Infinity);
+  const recv = op(OpKind.Recv, { compute: 6, peer: 1, anySource: true });
+  const { result } = run(
+    [[recv, op(OpKind.Recv, { peer: 1, anySource: true }), op(OpKind.End)], [op(OpKind.Send, { peer: 0, payload: 'far' }), op(OpKind.End)], [op(OpKind.Send, { compute: 1, peer: 0, payload: 'near' }), op(OpKind.End)]],
+    [0, 1, 0],
+    [2, 1],
+    net,
+  );
+  assert.equal(result.complete, true, result.problems.join('; '));
+  assert.equal(recv.payload, 'near');
+});
+
+test('MPI_ANY_TAG takes the first message on the communicator; the earliest-posted receive a message fits takes it', () => {
+  const anyTag = op(OpKind.Recv, { peer: 0, tag: 7, anyTag: true });
+  const sender = [op(OpKind.Send, { peer: 1, tag: 5, payload: 'five' }), op(OpKind.Send, { peer: 1, tag: 7, payload: 'seven' }), op(OpKind.End)];
+  const tags = run([sender, [op(OpKind.Recv, { compute: 1, peer: 0, tag: 5, anyTag: true }), anyTag, op(OpKind.End)]], [0, 0], [2], INSTANT);
+  assert.equal(tags.result.complete, true, tags.result.problems.join('; '));
+  assert.equal(anyTag.payload, 'seven');
+  // Posted before the specific receive, the wildcard one gets the first message, though the trace matched it to the other.
+  const wildcard = op(OpKind.Irecv, { peer: 0, tag: 7, anySource: true, request: 1 });
+  const posted = run(
+    [
+      [op(OpKind.Send, { compute: 1, peer: 1, tag: 7, payload: 'first' }), op(OpKind.Send, { compute: 1, peer: 1, tag: 7, payload: 'second' }), op(OpKind.End)],
+      [wildcard, op(OpKind.Irecv, { peer: 0, tag: 7, request: 2 }), op(OpKind.Wait, { requests: [1, 2] }), op(OpKind.End)],
+    ],
+    [0, 1],
+    [1, 1],
+    INSTANT,
+  );
+  assert.equal(posted.result.complete, true);
+  assert.equal(wildcard.payload, 'first');
+});
+
+test("a rank waiting on a core that a computing rank holds gets it back at the scheduler's next tick, or when that rank calls first", () => {
+  // Rank 1 waits on rank 0's core; rank 2, alone on node 1, sends to it at 1. Ticks every 4.
+  const ticking = (computeOfRank0: number, schedulerTickSeconds?: number) =>
+    run(
+      [
+        [op(OpKind.Recv, { compute: computeOfRank0, peer: 2, tag: 1 }), op(OpKind.End)],
+        [op(OpKind.Recv, { peer: 2 }), op(OpKind.End)],
+        [op(OpKind.Send, { compute: 1, peer: 1 }), op(OpKind.Send, { peer: 0, tag: 1 }), op(OpKind.End)],
+      ],
+      [0, 0, 1],
+      [1, 1],
+      { ...INSTANT, schedulerTickSeconds },
+    ).result;
+  close(ticking(10).finishSeconds[1], 1, 'without a tick: at once (infinitely small quanta)');
+  close(ticking(10, 4).finishSeconds[1], 4, 'the next tick');
+  close(ticking(2, 4).finishSeconds[1], 2, 'rank 0 reaches its call before the tick');
+  // A reply sent right after a tick reaches a busy core just after it, and waits a whole tick.
+  const echo = run(
+    [
+      [op(OpKind.Recv, { peer: 2 }), op(OpKind.Send, { peer: 2 }), op(OpKind.End)],
+      [op(OpKind.Send, { compute: 20, peer: 1, tag: 9 }), op(OpKind.End)],
+      [op(OpKind.Send, { compute: 1, peer: 0 }), op(OpKind.Recv, { peer: 0 }), op(OpKind.End)],
+      [op(OpKind.Recv, { peer: 1, tag: 9 }), op(OpKind.End)],
+    ],
+    [0, 0, 1, 1],
+    [1, 1],
+    { ...INSTANT, schedulerTickSeconds: 4 },
+  ).result;
+  close(echo.finishSeconds[0], 4, 'rank 0 gets the request at the tick and replies');
+  // Rank 2's node has rank 3 waiting and nobody computing: the reply is there at once.
+  close(echo.finishSeconds[2], 4, 'its node is not busy');
+});

@@ -139,17 +139,24 @@ test('every sample at 2 to 8 ranks: otf2-print reads the archive and the records
   }
 });
 
-test('MPI_ANY_SOURCE receives record the actual sender', async () => {
+test('MPI_ANY_SOURCE receives record the actual sender, and the wildcards they were posted with', async () => {
   const run = await trace(4, 'master_worker', ['30']);
   const perWorker = new Map([...run.stdout.matchAll(/^results from=(\d+) count=(\d+)$/gm)].map((m) => [Number(m[1]), Number(m[2])]));
   const senders = new Map<number, number>();
-  for (const e of events(await otf2Print(run.archive))) {
+  const printed = await otf2Print(run.archive);
+  for (const e of events(printed)) {
     if (e.location !== 0 || e.type !== 'MPI_RECV') continue;
     const sender = /Sender: (\d+)/.exec(e.rest);
     assert.ok(sender, `a concrete sender, not "${e.rest}"`);
     senders.set(Number(sender[1]), (senders.get(Number(sender[1])) ?? 0) + 1);
   }
   assert.deepEqual(senders, perWorker);
+  // The master posts with MPI_ANY_SOURCE (1), the workers with MPI_ANY_TAG (2); sends carry none.
+  const wildcards = [...printed.matchAll(/^(MPI_[A-Z]+)\s+(\d+)\s.*\n\s+ADDITIONAL ATTRIBUTES: \("causal_lens:wildcards" <\d+>; UINT8; (\d+)\)/gm)];
+  const of = (type: string, location: number, bits: number) => wildcards.filter((m) => m[1] === type && Number(m[2]) === location && Number(m[3]) === bits).length;
+  assert.equal(of('MPI_RECV', 0, 1), 30, 'every result the master took');
+  for (const worker of [1, 2, 3]) assert.equal(of('MPI_RECV', worker, 2), perWorker.get(worker)! + 1, `worker ${worker}: its tasks and its stop`);
+  assert.equal(wildcards.length, 30 + 30 + 3, 'nothing else carries it');
 });
 
 test('MPI_Init_thread is recorded as its own region and the run traces as with MPI_Init', async () => {

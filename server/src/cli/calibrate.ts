@@ -5,8 +5,9 @@
 // their spread reported), or with --preset one of the model tables for a network one does not have.
 
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import { COMM_TABLE_PRESETS, CommTable, isCommTablePreset, presetCommTable } from '../network/commTable';
-import { measureIntraNode, measureRecorderCallCost, measureRelayTurns, measureSharedCore, medianPoints, medianSeconds } from '../mpi/calibration';
+import { measureIntraNode, measureRecorderCallCost, measureRelayTurns, measureSchedulerTick, measureSharedCore, medianPoints, medianSeconds } from '../mpi/calibration';
 import { UsageError, parseFlags } from './flags';
 
 const DEFAULT_SECONDS_PER_SIZE = 0.05;
@@ -45,8 +46,11 @@ export async function runCalibrate(args: string[], out: (t: string) => void, err
     const relayed = shared.filter((k) => k % 2 === 0);
     if (shared.length && relayed.length < 2) err(`causal-lens calibrate: relaying turns need two or more even --shared-core counts (got ${shared.join(', ')}); not measured, nor the recorder's cost\n`);
     else if (relayed.length && !relayed.includes(2)) err('causal-lens calibrate: the recorder\'s cost per call needs 2 in --shared-core; not measured\n');
+    // The tick needs a core for the spinning thread and one for the other rank.
+    const ticks = os.cpus().length >= 2;
+    if (!ticks) err("causal-lens calibrate: one CPU: the scheduler's tick needs two; not measured\n");
     for (let i = 1; i <= repeat; i++) {
-      err(`causal-lens calibrate: measurement ${i} of ${repeat}: ping-pong between 2 of ${np} ranks on this node, 0 B to 16 MiB${shared.length ? `; 0-byte ping-pong with ${shared.join(', ')} ranks sharing core 0` : ''}${relayed.length >= 2 ? `; relaying with ${relayed.join(', ')}${relayed.includes(2) ? "; the recorder's cost per call" : ''}` : ''}\n`);
+      err(`causal-lens calibrate: measurement ${i} of ${repeat}: ping-pong between 2 of ${np} ranks on this node, 0 B to 16 MiB${shared.length ? `; 0-byte ping-pong with ${shared.join(', ')} ranks sharing core 0` : ''}${relayed.length >= 2 ? `; relaying with ${relayed.join(', ')}${relayed.includes(2) ? "; the recorder's cost per call" : ''}` : ''}${ticks ? "; the scheduler's tick" : ''}\n`);
       const measured = await measureIntraNode({ np, targetSeconds: seconds, onOutput: err });
       if (shared.length) measured.sharedCore = await measureSharedCore(shared, seconds, 0, err);
       if (relayed.length >= 2) {
@@ -54,6 +58,7 @@ export async function runCalibrate(args: string[], out: (t: string) => void, err
         const pair = measured.relayTurn.find((p) => p.ranksPerCore === 2);
         if (pair) measured.recorderCallSeconds = await measureRecorderCallCost(pair.seconds, 0, err);
       }
+      if (ticks) measured.schedulerTickSeconds = await measureSchedulerTick(undefined, err);
       tables.push(measured);
     }
     table = { ...tables[0], intraNode: medianPoints(tables.map((t) => t.intraNode!)) };
@@ -63,6 +68,7 @@ export async function runCalibrate(args: string[], out: (t: string) => void, err
       const costs = tables.flatMap((t) => (t.recorderCallSeconds === undefined ? [] : [t.recorderCallSeconds]));
       if (costs.length) table.recorderCallSeconds = medianSeconds(costs);
     }
+    if (ticks) table.schedulerTickSeconds = medianSeconds(tables.map((t) => t.schedulerTickSeconds!));
     if (repeat > 1) {
       const small = tables.map((t) => t.intraNode!.find((p) => p.bytes === 8)!.seconds * 1e6).sort((a, b) => a - b);
       err(`causal-lens calibrate: 8-byte one-way over ${repeat} measurements ${small[0].toFixed(2)}–${small[small.length - 1].toFixed(2)} µs; the table takes each point's median\n`);

@@ -149,6 +149,25 @@ export async function measureRelayTurns(ranksPerCore: readonly number[], core = 
   return points;
 }
 
+/** The "tick <seconds>" line of the ping-pong's tick mode. */
+export function parseTick(text: string, source: string): number {
+  const match = /^tick (\S+)$/m.exec(text);
+  const seconds = match ? Number(match[1]) : NaN;
+  if (!(Number.isFinite(seconds) && seconds > 0)) throw new PingPongError(`${source}: no "tick <seconds>" line`);
+  return seconds;
+}
+
+/**
+ * The scheduler's tick as a rank waiting in MPI sees it (CommTable.schedulerTickSeconds): the
+ * ping-pong's tick mode, rank 0 on CPU 0 and rank 1 on CPU 1 beside a spinning thread; a round
+ * trip takes one tick (4.0 ms here: HZ 250), however many processes spin. Needs 2 CPUs.
+ */
+export async function measureSchedulerTick(targetSeconds = 0.5, onOutput?: (text: string) => void): Promise<number> {
+  const result = await runMpi(mpirunArgv({ np: 2, program: builtFile(PINGPONG), args: ['tick', String(targetSeconds)] }), onOutput ?? (() => undefined));
+  if (result.code !== 0) throw new PingPongError(`the ping-pong against a spinning thread failed (mpirun status ${result.code ?? result.signal})`);
+  return parseTick(result.stdout, 'ping-pong against a spinning thread');
+}
+
 /** The recorder's cost per call from a relaying turn traced and untraced: a turn is two calls. */
 export function recorderCallCost(tracedTurn: number, untracedTurn: number): number {
   return Math.max(0, (tracedTurn - untracedTurn) / 2);

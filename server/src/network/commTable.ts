@@ -18,6 +18,7 @@
 //     "recorderCallSeconds": 1.5e-7,
 //     "stackCpu": {"perMessageSeconds": 2e-5, "perByteSeconds": 1.5e-9},
 //     "connectSeconds": 0.012,
+//     "schedulerTickSeconds": 0.004,
 //     "interNodeSharedMemory": true
 //   }
 // Sizes are strictly increasing (calibration uses 0, 1, 2, 4 … 16 MiB). Either list may be
@@ -36,6 +37,9 @@
 // times, where the cores were idle, but takes CPU from ranks that compute. "connectSeconds"
 // (optional) is how much longer the first message between two ranks on different nodes takes
 // than later ones: Open MPI's TCP BTL opens a connection at the first message (a few round trips).
+// "schedulerTickSeconds" (optional) is the operating system's scheduler tick as a rank waiting in
+// an MPI call sees it when a computing process holds its core: it yields, and gets the core back
+// at the next tick (a ping-pong against a spinning process takes one tick per round trip).
 // "interNodeSharedMemory" (optional) says the nodes share memory (nodes emulated on one machine by
 // pinning ranks to cores): a message between them is the receiver's copy, CPU work as inside a
 // node, and there is no link to queue for; absent, the network moves the data (a NIC's DMA).
@@ -76,6 +80,7 @@ export interface CommTable {
   recorderCallSeconds?: number;
   stackCpu?: StackCpu;
   connectSeconds?: number;
+  schedulerTickSeconds?: number;
   interNodeSharedMemory?: boolean;
 }
 
@@ -246,15 +251,13 @@ export function parseCommTable(text: string, source: string): CommTable {
     // One point gives no dependence on the ranks per core: refused rather than ignored.
     if (table.relayTurn.length < 2) fail('$.relayTurn', `needs two or more points (ranks per core), got ${table.relayTurn.length}`);
   }
-  if (raw.recorderCallSeconds !== undefined) {
-    if (typeof raw.recorderCallSeconds !== 'number' || !Number.isFinite(raw.recorderCallSeconds) || raw.recorderCallSeconds < 0) fail('$.recorderCallSeconds', 'expected a finite number ≥ 0');
-    table.recorderCallSeconds = raw.recorderCallSeconds as number;
+  for (const key of ['recorderCallSeconds', 'connectSeconds', 'schedulerTickSeconds'] as const) {
+    const value = raw[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) fail(`$.${key}`, 'expected a finite number ≥ 0');
+    table[key] = value as number;
   }
   if (raw.stackCpu !== undefined) table.stackCpu = parseStackCpu(raw.stackCpu, fail);
-  if (raw.connectSeconds !== undefined) {
-    if (typeof raw.connectSeconds !== 'number' || !Number.isFinite(raw.connectSeconds) || raw.connectSeconds < 0) fail('$.connectSeconds', 'expected a finite number ≥ 0');
-    table.connectSeconds = raw.connectSeconds as number;
-  }
   if (raw.interNodeSharedMemory !== undefined) {
     if (typeof raw.interNodeSharedMemory !== 'boolean') fail('$.interNodeSharedMemory', 'expected true or false');
     table.interNodeSharedMemory = raw.interNodeSharedMemory as boolean;

@@ -9,6 +9,8 @@
 // copies the traces measured (PemOp.copySeconds) are CPU work on the same cores and follow the
 // computations: taken one by one, or scaled. So does the time off the core (PemOp.offCpuSeconds),
 // taken one by one; a rank whose calls differ keeps its own, which is not CPU to scale.
+// Workers whose tasks are dealt in the replay (dealing.ts) run each other's tasks, so they share
+// one scale, the ratio of their totals: a task's computation stays the task's.
 
 import { Otf2Archive } from '../trace/otf2Archive';
 import { PemOp, RankStream } from './ops';
@@ -19,6 +21,9 @@ export interface RankComputeMatch {
   sameCalls: boolean;
   /** Other trace's total computation over this trace's (used when the calls differ). */
   scale: number;
+  /** The two totals, CPU seconds. */
+  ownSeconds: number;
+  otherSeconds: number;
 }
 
 /** Compares a rank's operations in the two traces (a first pass over both). */
@@ -34,7 +39,15 @@ export function matchRankCompute(own: RankStream, other: RankStream): RankComput
     ownTotal += a?.compute ?? 0;
     otherTotal += b?.compute ?? 0;
   }
-  return { sameCalls, scale: ownTotal > 0 ? otherTotal / ownTotal : 1 };
+  return { sameCalls, scale: ownTotal > 0 ? otherTotal / ownTotal : 1, ownSeconds: ownTotal, otherSeconds: otherTotal };
+}
+
+/** One scale for `ranks` (workers whose tasks move between them), from their totals together. */
+export function poolComputeMatches(matches: RankComputeMatch[], ranks: Iterable<number>): void {
+  const pooled = [...ranks];
+  const own = pooled.reduce((sum, rank) => sum + matches[rank].ownSeconds, 0);
+  const other = pooled.reduce((sum, rank) => sum + matches[rank].otherSeconds, 0);
+  for (const rank of pooled) matches[rank] = { sameCalls: false, scale: own > 0 ? other / own : 1, ownSeconds: matches[rank].ownSeconds, otherSeconds: matches[rank].otherSeconds };
 }
 
 /** `own`'s operations with the computations of `other` (a stream over the same rank of the other trace). */
@@ -58,10 +71,16 @@ export function withComputeFrom(own: RankStream, other: RankStream, match: RankC
 }
 
 /** Describes what was replaced, for the prediction's notes. */
-export function describeComputeMatches(matches: readonly RankComputeMatch[], otherTrace: string): string[] {
-  const scaled = matches.map((m, rank) => ({ m, rank })).filter(({ m }) => !m.sameCalls);
-  if (scaled.length === 0) return [];
+export function describeComputeMatches(matches: readonly RankComputeMatch[], otherTrace: string, pooled: ReadonlySet<number> = new Set()): string[] {
+  const notes: string[] = [];
+  if (pooled.size > 0) {
+    const ranks = [...pooled].sort((a, b) => a - b);
+    notes.push(`computation from ${otherTrace}: ranks ${ranks.join(', ')} run each other's tasks, so their own computations were scaled by one factor, ${matches[ranks[0]].scale.toFixed(3)}`);
+  }
+  const scaled = matches.map((m, rank) => ({ m, rank })).filter(({ m, rank }) => !m.sameCalls && !pooled.has(rank));
+  if (scaled.length === 0) return notes;
   return [
+    ...notes,
     `computation from ${otherTrace}: rank${scaled.length > 1 ? 's' : ''} ${scaled.map(({ rank }) => rank).join(', ')} made other calls there, so ${scaled.length > 1 ? 'their' : 'its'} own computations were scaled by ${scaled.map(({ m }) => m.scale.toFixed(3)).join(', ')}`,
   ];
 }

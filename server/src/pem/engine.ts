@@ -44,6 +44,11 @@
 // (collectives.ts), run like any other. The critical path is tracked forward: every rank carries the split
 // (compute, communication, waiting for a CPU) of the longest path ending at its present, and a
 // completion caused by another rank takes that rank's path plus the communication.
+// A receive posted with MPI_ANY_SOURCE or MPI_ANY_TAG matches the message that reaches it first
+// in the replay (among those already sent: a later send that would arrive earlier is not waited
+// for), not the one the trace matched, and the earliest-posted receive a message fits takes it;
+// a send marked toWildcardSource goes to the source its rank's last wildcard receive matched
+// (a master's reply to whichever worker reported: dealing.ts).
 // Memory holds the operations in flight (unmatched messages, open requests), never the trace.
 
 import { ROUND_TAG, collectiveName, collectiveRounds } from './collectives';
@@ -71,6 +76,8 @@ export interface EngineNetwork {
   stackCpu?: { perMessageSeconds: number; perByteSeconds: number };
   /** Extra one-way time of the first message between two ranks on different nodes (opening a connection). */
   connectSeconds?: number;
+  /** The scheduler's tick, when a rank waiting in a call gets back a core that computing ranks hold (PemEngine.tickWait); absent: at once. */
+  schedulerTickSeconds?: number;
   /** Nodes share memory (emulated on one machine): a message between them is the receiver's copy, as inside a node. */
   interNodeSharedMemory?: boolean;
 }
@@ -150,6 +157,10 @@ class RankState {
   /** Set while the burst is the work of completed receives, not computation before `op`. */
   resuming = false;
   finish = NaN;
+  /** Wildcard receives posted and not matched yet, in the order they were posted. */
+  readonly wildcardRecvs: PostedRecv[] = [];
+  /** The source the rank's last wildcard receive matched (PemOp.toWildcardSource), or −1. */
+  wildcardSource = -1;
   constructor(
     readonly rank: number,
     readonly node: number,
@@ -181,10 +192,17 @@ interface Message {
   racing: boolean;
   /** The receive that matched it while it raced, resolved when the race is decided. */
   matched: PostedRecv | null;
+  /** PemOp.payload of its send. */
+  payload: unknown;
+  /** Its place among all sends: messages of one sender match in the order they were sent. */
+  seq: number;
 }
 
 interface PostedRecv {
+  op: PemOp;
   time: number;
+  /** Its place among all posted receives: of two a message fits, the first posted takes it. */
+  seq: number;
   /** The receive's traced copy (PemOp.copySeconds). */
   copy: number;
   pc: number;
@@ -195,6 +213,8 @@ interface PostedRecv {
 
 /** The messages and receives in flight between two ranks on one communicator and tag. */
 interface Channel {
+  comm: number;
+  tag: number;
   sends: Message[];
   recvs: PostedRecv[];
 }
@@ -212,6 +232,8 @@ class PairChannels {
 /** A node: its cores and the CPU share handed out so far, with a heap of running ranks by finish. */
 class NodeState {
   running = 0;
+  /** Of the running ranks, those whose burst is the work of completed receives (RankState.resuming): inside a call. */
+  resuming = 0;
   /** Its ranks: those not running and not off the core wait in a call (MPI_Finalize's too), polling. */
   ranks = 0;
   offCpu = 0;
@@ -413,6 +435,11 @@ export class PemEngine {
   private readonly races: Float64Array;
   /** When the connection of a pair of ranks on different nodes (lower × ranks + higher) is open. */
   private readonly connectedAt = new Map<number, number>();
+  /** EngineNetwork.schedulerTickSeconds, or 0. */
+  private readonly tick: number;
+  /** Messages made so far (Message.seq), and receives posted (PostedRecv.seq). */
+  private sends = 0;
+  private posts = 0;
 
   constructor(private readonly input: EngineInput) {
     const n = input.streams.length;
@@ -421,6 +448,7 @@ export class PemEngine {
     const problem = (text: string) => this.problem(text);
     this.ranks = input.streams.map((stream, rank) => new RankState(rank, input.nodeOf[rank], collectiveRounds(stream, rank, input.communicators, this.worldRanks, input.network.eagerLimitBytes, problem)));
     this.linkFree = new Float64Array(input.coresPerNode.length);
+    this.tick = input.network.schedulerTickSeconds ?? 0;
     for (let r = 0; r < n; r++) this.nodes[input.nodeOf[r]].ranks++;
     for (const node of this.nodes) node.switchIn = input.network.switchIn?.(node.ranks / node.cores) ?? 0;
     const contended = (input.network.linkSecondsPerByte ?? 0) > 0 && input.network.interNodeSharedMemory !== true;
@@ -447,6 +475,30 @@ export class PemEngine {
     // The calibration's k ranks on one core are the pair and k − 2 polling: here the receiver and
     // the polling ranks share the node's cores.
     return polling > 0 ? turnOf(1 + (polling + 1) / node.cores) : 0;
+  }
+
+  /**
+   * The extra wait of a message sent at `time` for `rank`, waiting in a call, whose node's cores
+   * are all held by computing ranks: a polling rank yields its core, and gets it back only at the
+   * scheduler's next tick (EngineNetwork.schedulerTickSeconds), or sooner when a computing rank
+   * of the node reaches its next call. Ticks fall at multiples of the tick from the run's start,
+   * on every core at once: a reply sent by a rank that just got its core at a tick reaches a
+   * busy core right after one and waits a whole tick, as in the runs (a ping-pong against a
+   * spinning process takes one tick per round trip).
+   */
+  private tickWait(rank: RankState, other: number, time: number): number {
+    const tick = this.tick;
+    if (!polls(rank)) return 0;
+    const node = this.nodes[rank.node];
+    // Ranks taking in received data are inside a call: they wait in it next, and yield.
+    let computing = node.running - node.resuming;
+    const peer = this.ranks[other];
+    if (peer.node === rank.node && peer.status === COMPUTING && !peer.resuming) computing--;
+    if (computing < node.cores) return 0;
+    node.advance(time);
+    const rate = node.rate();
+    const untilCall = rate > 0 ? Math.max(0, node.nextFinish() - node.served) / rate : Infinity;
+    return Math.min(untilCall, tick - (time % tick));
   }
 
   /** The network stack's work for `share` of one message of `bytes` between nodes: queued for `node` at `time`. */
@@ -621,6 +673,7 @@ export class PemEngine {
     const tolerance = 1e-12 * Math.max(1, node.served);
     while (node.running > 0 && node.nextFinish() <= node.served + tolerance) {
       const rank = node.pop();
+      if (rank.resuming) node.resuming--;
       if (rank.resuming) rank.pm += rank.burstCpu;
       else rank.pc += rank.burstCpu;
       rank.pw += time - rank.burstStart - rank.burstCpu;
@@ -711,6 +764,7 @@ export class PemEngine {
     node.advance(time);
     rank.status = COMPUTING;
     rank.resuming = resuming;
+    if (resuming) node.resuming++;
     rank.burstStart = time;
     rank.burstCpu = cpu;
     node.push(rank, node.served + cpu);
@@ -851,7 +905,9 @@ export class PemEngine {
     let channel = channels.byKey.get(key);
     if (channel) return channel;
     if (channels.byKey.size >= channels.forgetAt) this.forgetIdle(channels);
-    channel = this.idleChannels.pop() ?? { sends: [], recvs: [] };
+    channel = this.idleChannels.pop() ?? { comm, tag, sends: [], recvs: [] };
+    channel.comm = comm;
+    channel.tag = tag;
     channels.byKey.set(key, channel);
     return channel;
   }
@@ -881,7 +937,11 @@ export class PemEngine {
   }
 
   private send(rank: RankState, op: PemOp, time: number): Completion {
-    const dst = op.peer;
+    const dst = op.toWildcardSource ? rank.wildcardSource : op.peer;
+    if (op.toWildcardSource && dst < 0) {
+      this.problem('a reply to the source of a wildcard receive before any matched; ignored');
+      return EAGER_SENT;
+    }
     if (dst < 0 || dst >= this.ranks.length) {
       this.problem(`a send to rank ${dst}, outside the trace's ranks; ignored`);
       return EAGER_SENT;
@@ -891,7 +951,8 @@ export class PemEngine {
     const network = this.input.network;
     const eager = op.bytes <= network.eagerLimitBytes;
     const done = eager ? EAGER_SENT : new Completion();
-    const dstTurn = this.turn(this.ranks[dst], rank.rank);
+    const receiver = this.ranks[dst];
+    const dstTurn = this.turn(receiver, rank.rank) + (this.tick > 0 ? this.tickWait(receiver, rank.rank, time) : 0);
     const full = network.oneWay(op.bytes, same);
     const tableZero = network.oneWay(0, same);
     const copy = Math.max(0, full - tableZero);
@@ -902,9 +963,10 @@ export class PemEngine {
     const copied = same || network.interNodeSharedMemory === true;
     const oneWay = (copied ? zero : full) + (same ? 0 : this.connect(rank.rank, dst, time)) + dstTurn;
     const channel = this.channel(rank.rank, dst, op.comm, op.tag);
-    const recv = channel.recvs.length > 0 ? channel.recvs.shift()! : undefined;
+    // Without wildcard receives or payloads (most programs) the channel's first receive takes it.
+    const recv = receiver.wildcardRecvs.length === 0 && op.payload === undefined ? channel.recvs.shift() : this.takeRecv(channel, receiver, rank.rank, op.payload);
     if (eager && !same && this.raceWindow[srcNode] > 0) {
-      const msg = this.message(rank, dst, op.bytes, time, true, oneWay, 0, copy, copied, srcNode, null);
+      const msg = this.message(rank, op, dst, time, true, oneWay, 0, copy, copied, srcNode, null);
       msg.racing = true;
       if (recv) {
         recv.done.work = receiveWork(copied, copy, recv.copy);
@@ -927,13 +989,69 @@ export class PemEngine {
       // Eager data leaves now; rendezvous data when the receive is there (postRecv).
       const queued = same || !eager ? 0 : this.linkQueue(srcNode, time, op.bytes);
       if (!same && eager) this.crossed(rank.rank, dst, time + oneWay + queued, op.bytes);
-      channel.sends.push(this.message(rank, dst, op.bytes, time, eager, oneWay + queued, zeroWay, copy, copied, same ? -1 : srcNode, eager ? null : done));
+      channel.sends.push(this.message(rank, op, dst, time, eager, oneWay + queued, zeroWay, copy, copied, same ? -1 : srcNode, eager ? null : done));
     }
     return done;
   }
 
-  private message(rank: RankState, dst: number, bytes: number, time: number, eager: boolean, oneWay: number, zeroWay: number, copy: number, copied: boolean, node: number, sender: Completion | null): Message {
-    return { time, src: rank.rank, dst, bytes, eager, oneWay, zeroWay, copy, copied, node, pc: rank.pc, pm: rank.pm, pw: rank.pw, sender, racing: false, matched: null };
+  private message(rank: RankState, op: PemOp, dst: number, time: number, eager: boolean, oneWay: number, zeroWay: number, copy: number, copied: boolean, node: number, sender: Completion | null): Message {
+    return { time, src: rank.rank, dst, bytes: op.bytes, eager, oneWay, zeroWay, copy, copied, node, pc: rank.pc, pm: rank.pm, pw: rank.pw, sender, racing: false, matched: null, payload: op.payload, seq: this.sends++ };
+  }
+
+  /**
+   * The receive a message from `src` on `channel` matches, taken from those posted: the channel's
+   * first or the receiver's first fitting wildcard receive, whichever was posted first.
+   */
+  private takeRecv(channel: Channel, receiver: RankState, src: number, payload: unknown): PostedRecv | undefined {
+    const wildcards = receiver.wildcardRecvs;
+    let wildcard = -1;
+    for (let i = 0; i < wildcards.length; i++) {
+      const w = wildcards[i].op;
+      if (w.comm === channel.comm && (w.anySource || w.peer === src) && (w.anyTag || w.tag === channel.tag)) {
+        wildcard = i;
+        break;
+      }
+    }
+    let recv: PostedRecv | undefined;
+    if (wildcard >= 0 && !(channel.recvs.length > 0 && channel.recvs[0].seq < wildcards[wildcard].seq)) recv = wildcards.splice(wildcard, 1)[0];
+    else recv = channel.recvs.shift();
+    if (!recv) return undefined;
+    recv.op.payload = payload;
+    if (recv.op.anySource) receiver.wildcardSource = src;
+    return recv;
+  }
+
+  /**
+   * The channel of the message a wildcard receive takes among those sent and not matched: from
+   * any source (MPI_ANY_SOURCE) or on any tag of its communicator (MPI_ANY_TAG). Of one sender's
+   * messages the first sent; of several senders' the first to arrive (a rendezvous message's
+   * request-to-send), then the first sent.
+   */
+  private wildcardChannel(rank: RankState, op: PemOp): Channel | undefined {
+    const n = this.ranks.length;
+    let best: Channel | undefined;
+    let bestArrival = Infinity;
+    let bestSeq = Infinity;
+    for (let src = op.anySource ? 0 : op.peer; src < (op.anySource ? n : op.peer + 1); src++) {
+      const pair = this.channels.get(src * n + rank.rank);
+      if (!pair) continue;
+      let first: Channel | undefined;
+      const consider = (channel: Channel | undefined) => {
+        const msg = channel?.sends[0];
+        if (msg && channel.comm === op.comm && (op.anyTag || channel.tag === op.tag) && (!first || msg.seq < first.sends[0].seq)) first = channel;
+      };
+      if (op.anyTag) for (const channel of pair.byKey.values()) consider(channel);
+      else consider(pair.byKey.get(op.comm * 4294967296 + op.tag));
+      if (!first) continue;
+      const msg = first.sends[0];
+      const arrival = msg.time + (msg.eager ? msg.oneWay : msg.zeroWay);
+      if (arrival < bestArrival || (arrival === bestArrival && msg.seq < bestSeq)) {
+        bestArrival = arrival;
+        bestSeq = msg.seq;
+        best = first;
+      }
+    }
+    return best;
   }
 
   private postRecv(rank: RankState, op: PemOp, time: number, done: Completion): void {
@@ -942,16 +1060,21 @@ export class PemEngine {
       this.resolve(done, time, rank.pc, rank.pm, rank.pw);
       return;
     }
-    const channel = this.channel(op.peer, rank.rank, op.comm, op.tag);
-    const msg = channel.sends.length > 0 ? channel.sends.shift()! : undefined;
+    const wildcard = op.anySource === true || op.anyTag === true;
+    const channel = wildcard ? this.wildcardChannel(rank, op) : this.channel(op.peer, rank.rank, op.comm, op.tag);
+    const msg = channel && channel.sends.length > 0 ? channel.sends.shift()! : undefined;
     if (!msg) {
-      channel.recvs.push({ time, copy: op.copySeconds, pc: rank.pc, pm: rank.pm, pw: rank.pw, done });
+      const recv = { op, time, seq: this.posts++, copy: op.copySeconds, pc: rank.pc, pm: rank.pm, pw: rank.pw, done };
+      if (wildcard) rank.wildcardRecvs.push(recv);
+      else channel!.recvs.push(recv);
       return;
     }
+    op.payload = msg.payload;
+    if (op.anySource) rank.wildcardSource = msg.src;
     const work = receiveWork(msg.copied, msg.copy, op.copySeconds);
     done.work = work;
     if (msg.racing) {
-      msg.matched = { time, copy: op.copySeconds, pc: rank.pc, pm: rank.pm, pw: rank.pw, done };
+      msg.matched = { op, time, seq: this.posts++, copy: op.copySeconds, pc: rank.pc, pm: rank.pm, pw: rank.pw, done };
       return;
     }
     if (msg.eager) {
@@ -964,7 +1087,7 @@ export class PemEngine {
     const queued = msg.node < 0 ? 0 : this.linkQueue(msg.node, dataLeaves, msg.bytes);
     const comm = (senderFirst ? 2 * msg.zeroWay + msg.oneWay : msg.zeroWay + msg.oneWay) + queued;
     const at = dataLeaves + msg.oneWay + queued;
-    if (msg.node >= 0) this.crossed(op.peer, rank.rank, at, msg.bytes);
+    if (msg.node >= 0) this.crossed(msg.src, rank.rank, at, msg.bytes);
     const pc = senderFirst ? msg.pc : rank.pc;
     const pm = (senderFirst ? msg.pm : rank.pm) + comm;
     const pw = senderFirst ? msg.pw : rank.pw;
@@ -999,7 +1122,7 @@ function describeMessage(op: PemOp): string {
     case OpKind.Send:
       return `a send to rank ${op.peer} (tag ${op.tag}, ${op.bytes} bytes)`;
     case OpKind.Recv:
-      return `a receive from rank ${op.peer} (tag ${op.tag})`;
+      return `a receive from ${op.anySource ? 'any rank' : `rank ${op.peer}`} (${op.anyTag ? 'any tag' : `tag ${op.tag}`})`;
     case OpKind.Wait:
       return `a wait on ${op.requests.length} request(s)`;
     default:

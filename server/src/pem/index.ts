@@ -7,7 +7,8 @@ import { CommTable, isCommTablePreset, loadCommTable, modelCommTable, presetComm
 import { communicatorRanks, openOtf2Archive, Otf2Archive } from '../trace/otf2Archive';
 import { CollectiveCosts } from './collectives';
 import { CriticalPath, PemEngine } from './engine';
-import { computeTraceMismatch, describeComputeMatches, matchRankCompute, RankComputeMatch, withComputeFrom } from './computeSource';
+import { computeTraceMismatch, describeComputeMatches, matchRankCompute, poolComputeMatches, RankComputeMatch, withComputeFrom } from './computeSource';
+import { dealTasks, findDealers } from './dealing';
 import { cpuTimeMetrics, Otf2RankStream, TraceOpsOptions } from './otf2Ops';
 import { OpKind, PemOp, RankStream } from './ops';
 import { engineNetwork, mapPlacement, parseMapText, Placement, ScenarioError, spreadPlacement, tracedPlacement } from './scenario';
@@ -61,6 +62,8 @@ export interface WhatIfPrediction {
   scenarios: ScenarioResult[];
   /** Problems reading the trace, each naming the file and byte offset. */
   traceProblems: string[];
+  /** How the trace was replayed where a reader would not guess it (tasks dealt by MPI_ANY_SOURCE). */
+  notes: string[];
 }
 
 export class CancelledError extends Error {
@@ -125,9 +128,11 @@ export async function predictScenarios(
   const traced = options.tracedNetwork ?? DEFAULT_TRACED_NETWORK;
   const communicators = communicatorRanks(archive.defs);
   const traceProblems: string[] = archive.problems.map((p) => `${p.file} @${p.offset}: ${p.message}`);
-  const streamsOf = rankStreamFactory(archive, options.eventCostSeconds, traced);
+  const { open: streamsOf, anySourceRanks } = rankStreamFactory(archive, options.eventCostSeconds, traced);
   const computeArchive = options.computeFrom !== undefined ? openTrace(options.computeFrom) : undefined;
-  const computeStreamsOf = computeArchive ? rankStreamFactory(computeArchive, options.eventCostSeconds, options.computeFromNetwork ?? traced) : undefined;
+  const computeStreamsOf = computeArchive ? rankStreamFactory(computeArchive, options.eventCostSeconds, options.computeFromNetwork ?? traced).open : undefined;
+  const notes: string[] = [];
+  const dealers = findDealers(streamsOf, anySourceRanks, notes);
   let computeMatches: RankComputeMatch[] = [];
   // The other trace's ranks' first events: its run's start, which comes with its computations.
   let computeFirstSeconds: number[] | undefined;
@@ -139,7 +144,9 @@ export async function predictScenarios(
     computeMatches = own.map((stream, i) => matchRankCompute(stream, other[i]));
     computeFirstSeconds = other.map((stream) => stream.facts.firstSeconds);
     for (const stream of [...own, ...other]) stream.close();
-    traceProblems.push(...describeComputeMatches(computeMatches, options.computeFrom));
+    const dealtWorkers = new Set(dealers.flatMap((dealer) => [...dealer.workers]));
+    for (const dealer of dealers) poolComputeMatches(computeMatches, dealer.workers);
+    traceProblems.push(...describeComputeMatches(computeMatches, options.computeFrom, dealtWorkers));
   }
   let measuredSeconds = NaN;
   const results: ScenarioResult[] = [];
@@ -149,8 +156,14 @@ export async function predictScenarios(
     const table = spec.network === undefined ? traced : resolveNetwork(spec.network);
     const streams = streamsOf();
     const computeStreams = computeStreamsOf?.() ?? [];
-    const opStreams: RankStream[] = computeStreamsOf ? streams.map((stream, i) => withComputeFrom(stream, computeStreams[i], computeMatches[i])) : streams;
+    let opStreams: RankStream[] = computeStreamsOf ? streams.map((stream, i) => withComputeFrom(stream, computeStreams[i], computeMatches[i])) : streams;
     try {
+      for (const dealer of dealers) {
+        const dealt = dealTasks(opStreams, dealer);
+        // findDealers dealt these streams once already.
+        if (typeof dealt === 'string') throw new ScenarioError(dealt);
+        opStreams = dealt;
+      }
       // The first operation of every rank is read before the run, which fixes each rank's start.
       const firstOps = opStreams.map((stream) => stream.next());
       const origin = Math.min(...streams.map((st) => st.facts.firstSeconds).filter(Number.isFinite));
@@ -202,7 +215,7 @@ export async function predictScenarios(
     }
     progress?.((s + 1) / specs.length);
   }
-  return { measuredSeconds, scenarios: results, traceProblems };
+  return { measuredSeconds, scenarios: results, traceProblems, notes };
 }
 
 /**
@@ -238,9 +251,9 @@ const REAL_READ_MIN_SAMPLES = 100;
  * is charged its kind's work, so the traced run is reproduced; with `eventCostSeconds` (a
  * number, or 'auto') that much is removed from every computation
  * and blocking calls are charged their work less the tracer's, which predicts the run without
- * the tracer.
+ * the tracer. The first pass also finds the ranks that receive with MPI_ANY_SOURCE.
  */
-function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOptions['eventCostSeconds'], tracedNetwork: CommTable): () => Otf2RankStream[] {
+function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOptions['eventCostSeconds'], tracedNetwork: CommTable): { open: () => Otf2RankStream[]; anySourceRanks: number[] } {
   const communicators = communicatorRanks(archive.defs);
   const cpuMetrics = cpuTimeMetrics(archive);
   const placement = tracedPlacement(archive.ranks);
@@ -255,6 +268,7 @@ function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOption
   };
   const inCall = new Map<number, number>();
   const realRead: number[] = [];
+  const anySourceRanks: number[] = [];
   const tracerGaps = open(archive.ranks.map((rank) => ({ unavoidableSeconds, ranksPerCore: ranksPerCore[rank.rank], sampleGaps: eventCostSeconds === 'auto' }))).map((stream) => {
     const gaps: number[] = [];
     for (let op = stream.next(), count = 0; op && count < FIRST_PASS_OPS; op = stream.next(), count++) {
@@ -262,25 +276,29 @@ function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOption
       if (eventCostSeconds === 'auto' && count > 0 && op.kind !== OpKind.End) gaps.push(op.compute);
     }
     stream.close();
+    if (stream.facts.anySourceReceives > 0) anySourceRanks.push(stream.rank.rank);
     for (const [region, seconds] of stream.facts.smallestCallCpu) inCall.set(region, Math.min(seconds, inCall.get(region) ?? Infinity));
     const samples = stream.facts.shortGapsAfterRead;
     const sampled = samples && samples.real.length >= REAL_READ_MIN_SAMPLES && samples.estimated.length >= REAL_READ_MIN_SAMPLES;
     realRead.push(sampled ? Math.max(0, lowQuantile(samples.real) - lowQuantile(samples.estimated)) : 0);
     return lowQuantile(gaps);
   });
-  if (eventCostSeconds === undefined) return () => open(archive.ranks.map((rank) => ({ inCallCost: inCall, smallestCallCpu: inCall, ranksPerCore: ranksPerCore[rank.rank] })));
+  if (eventCostSeconds === undefined) return { open: () => open(archive.ranks.map((rank) => ({ inCallCost: inCall, smallestCallCpu: inCall, ranksPerCore: ranksPerCore[rank.rank] }))), anySourceRanks };
   const tracer = Math.min(...[...inCall.values()].filter((seconds) => seconds > 0));
   const work = new Map([...inCall].map(([region, seconds]) => [region, Math.max(0, seconds - tracer)]));
-  return () =>
-    open(
-      tracerGaps.map((gap, i) => ({
-        inCallCost: work,
-        smallestCallCpu: inCall,
-        eventCostSeconds: eventCostSeconds === 'auto' ? Math.max(gap, tracedNetwork.recorderCallSeconds ?? 0) : eventCostSeconds,
-        realReadCostSeconds: eventCostSeconds === 'auto' ? realRead[i] : 0,
-        ranksPerCore: ranksPerCore[archive.ranks[i].rank],
-      })),
-    );
+  return {
+    open: () =>
+      open(
+        tracerGaps.map((gap, i) => ({
+          inCallCost: work,
+          smallestCallCpu: inCall,
+          eventCostSeconds: eventCostSeconds === 'auto' ? Math.max(gap, tracedNetwork.recorderCallSeconds ?? 0) : eventCostSeconds,
+          realReadCostSeconds: eventCostSeconds === 'auto' ? realRead[i] : 0,
+          ranksPerCore: ranksPerCore[archive.ranks[i].rank],
+        })),
+      ),
+    anySourceRanks,
+  };
 }
 
 /**

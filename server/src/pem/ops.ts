@@ -53,6 +53,17 @@ export class PemOp {
    * (MPI_Test family) that completed it; −1: not measured.
    */
   copySeconds = -1;
+  /**
+   * Recv, Irecv: posted with MPI_ANY_SOURCE / MPI_ANY_TAG (the recorder's `causal_lens:wildcards`
+   * attribute); `peer` and `tag` are what matched in the trace. In a replay the message that
+   * reaches the rank first matches. Absent on most operations, as offCpuSeconds.
+   */
+  anySource?: boolean;
+  anyTag?: boolean;
+  /** Send, Isend: goes to the source the rank's last wildcard receive matched in the replay, not to `peer` (dealing.ts). */
+  toWildcardSource?: boolean;
+  /** Send, Isend: what the message carries to its receiver's stream; Recv, Irecv: set by the engine to what the matched message carried (dealing.ts). */
+  payload?: unknown;
   constructor(public kind: OpKind) {}
 }
 

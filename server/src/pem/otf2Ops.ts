@@ -26,6 +26,8 @@
 // completion, the iteration that sees it.
 // A posted Irecv needs its source before it can be matched, and OTF2 only says at the wait:
 // the stream reads ahead until then (the only operations held in memory).
+// OTF2's receive records hold what matched, not what was posted: the recorder adds the
+// attribute WILDCARDS_ATTRIBUTE to a receive posted with MPI_ANY_SOURCE or MPI_ANY_TAG.
 
 import { Otf2Archive, openRankEvents, RankLocation } from '../trace/otf2Archive';
 import { Otf2Problem } from '../trace/otf2Definitions';
@@ -65,6 +67,11 @@ export interface TraceOpsOptions {
  */
 const OFF_CPU_MIN_SECONDS = 50e-6;
 
+/** The recorder's attribute on a receive posted with wildcards: bit 0 MPI_ANY_SOURCE, bit 1 MPI_ANY_TAG. */
+export const WILDCARDS_ATTRIBUTE = 'causal_lens:wildcards';
+const ANY_SOURCE_BIT = 1;
+const ANY_TAG_BIT = 2;
+
 export interface RankTraceFacts {
   /**
    * First and last event time, seconds from the trace's earliest event; the last is the entry
@@ -86,6 +93,8 @@ export interface RankTraceFacts {
    * 5,000 of each.
    */
   shortGapsAfterRead?: { real: number[]; estimated: number[] };
+  /** Receives read so far that were posted with MPI_ANY_SOURCE. */
+  anySourceReceives: number;
 }
 
 /**
@@ -123,7 +132,7 @@ export function cpuTimeMetrics(archive: Otf2Archive): Set<number> {
 
 /** A rank's operations, read from its event file as the engine asks for them. */
 export class Otf2RankStream implements RankStream {
-  readonly facts: RankTraceFacts = { firstSeconds: NaN, lastSeconds: NaN, suspendedSeconds: 0, smallestCallCpu: new Map() };
+  readonly facts: RankTraceFacts = { firstSeconds: NaN, lastSeconds: NaN, suspendedSeconds: 0, smallestCallCpu: new Map(), anySourceReceives: 0 };
   /** Skipped or unusable records, counted by reason. */
   readonly skipped = new Map<string, number>();
   private readonly reader: ev.Otf2EventReader;
@@ -176,6 +185,8 @@ export class Otf2RankStream implements RankStream {
   private gapAfterRealRead = false;
   /** Gaps after a real read since the last operation. */
   private realReadGaps = 0;
+  /** The archive's id of WILDCARDS_ATTRIBUTE, or −1. */
+  private readonly wildcardsAttribute: number;
 
   constructor(
     private readonly archive: Otf2Archive,
@@ -190,6 +201,7 @@ export class Otf2RankStream implements RankStream {
     if (options.sampleGaps) this.facts.shortGapsAfterRead = { real: [], estimated: [] };
     this.tracksReads = options.sampleGaps === true || (options.realReadCostSeconds ?? 0) > 0;
     this.secondsPerTick = 1 / archive.defs.clock.ticksPerSecond;
+    this.wildcardsAttribute = [...archive.defs.attributes].find(([, attribute]) => attribute.name === WILDCARDS_ATTRIBUTE)?.[0] ?? -1;
     this.mpiRegions = new Map(
       [...archive.defs.regions]
         .filter(([, name]) => name.startsWith('MPI_'))
@@ -383,6 +395,7 @@ export class Otf2RankStream implements RankStream {
         op.comm = r.comm;
         op.tag = r.tag;
         op.bytes = r.length;
+        this.markWildcards(r, op);
         this.regionCommunicates = true;
         this.regionRecvs = true;
         this.addRegionOp(op);
@@ -405,6 +418,7 @@ export class Otf2RankStream implements RankStream {
           posted.comm = r.comm;
           posted.tag = r.tag;
           posted.bytes = r.length;
+          this.markWildcards(r, posted);
           this.regionCompletions.push(r.request);
           // A poll that completes a receive does not wait either: it copies the message in.
           if (this.call.poll) this.regionReceives.push(posted);
@@ -415,6 +429,7 @@ export class Otf2RankStream implements RankStream {
           op.comm = r.comm;
           op.tag = r.tag;
           op.bytes = r.length;
+          this.markWildcards(r, op);
           this.regionRecvs = true;
           this.addRegionOp(op);
           this.count('MpiIrecv without its MpiIrecvRequest (taken as a blocking receive)');
@@ -447,6 +462,19 @@ export class Otf2RankStream implements RankStream {
       }
       default:
         return;
+    }
+  }
+
+  /** Sets the receive's wildcards from the record's attribute list. */
+  private markWildcards(r: ev.Otf2EventReader, op: PemOp): void {
+    if (this.wildcardsAttribute < 0) return;
+    for (const a of r.attributes) {
+      if (a.attribute !== this.wildcardsAttribute) continue;
+      if (a.value & ANY_SOURCE_BIT) {
+        op.anySource = true;
+        this.facts.anySourceReceives++;
+      }
+      if (a.value & ANY_TAG_BIT) op.anyTag = true;
     }
   }
 

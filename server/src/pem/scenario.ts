@@ -105,6 +105,8 @@ export function engineNetwork(table: CommTable, traced: CommTable): EngineNetwor
     switchIn: (ranksPerCore) => switchInSeconds(sharing, ranksPerCore),
     stackCpu: table.stackCpu,
     connectSeconds: table.connectSeconds,
+    // The ranks' operating system, not the network: a table without it keeps the traced one's.
+    schedulerTickSeconds: table.schedulerTickSeconds ?? traced.schedulerTickSeconds,
     interNodeSharedMemory: table.interNodeSharedMemory,
   };
 }
