@@ -6,7 +6,8 @@
 #                   4/2, about 37 ms: the what-if panel's sample; unpinned, this VM's scheduler
 #                   made the same run 36 or 52-59 ms) with a small flush threshold: BufferFlush
 #                   records with Z, clock offsets per suspension, an MPI_Comm_split communicator
-#   master_worker-3 ANY_SOURCE receives resolved to their senders
+#   master_worker-3 ANY_SOURCE receives resolved to their senders, marked causal_lens:wildcards
+#                   (pinned to one core: unpinned, the waiting master spins on a core of its own)
 #   pipeline-3      Isend/Irecv completed by Test, Waitany and Waitsome
 #   ring-abort-4    a rank calls MPI_Abort: the archive up to the last flush, marked truncated
 set -eu
@@ -24,6 +25,6 @@ trace() {
   echo "make-traces: $here/traces/$name"
 }
 trace halo-4 --np 4 --flush-threshold 40000 -- "$root/validation/pem/pin-rank.sh" 2 "$build/halo" 40000 300
-trace master_worker-3 --np 3 -- "$build/master_worker" 30
+trace master_worker-3 --np 3 -- "$root/validation/pem/pin-rank.sh" 1 "$build/master_worker" 30
 trace pipeline-3 --np 3 -- "$build/pipeline" 20 128
 trace ring-abort-4 --np 4 --flush-threshold 20000 -- "$build/ring" 300 --abort-after 200

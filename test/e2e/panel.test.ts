@@ -97,7 +97,20 @@ test('the panel opens from the palette; the Causal tab follows the cursor, the S
     );
     assert.match(await panel.locator('#whatif-measured').innerText(), new RegExp(`Measured: ${formatSeconds(cli.measuredSeconds).replace('.', '\\.')}`));
     assert.ok(await panel.locator('#whatif-time-chart').isVisible(), 'the predictions are charted');
+    assert.equal(await panel.locator('#whatif-notes').count(), 0, 'the halo trace needs no note');
     t.diagnostic(`screenshot: ${await workbench.screenshot('panel-whatif')}`);
+
+    // A master that deals tasks by MPI_ANY_SOURCE: the panel says they are dealt anew.
+    await panel.locator('#whatif-trace').evaluate((select) => {
+      const option = [...select.querySelectorAll('vscode-option')].find((o) => o.textContent?.includes('master_worker-3'));
+      if (!option) throw new Error('no master_worker-3 trace in the list');
+      (select as unknown as { value: string }).value = option.getAttribute('value') ?? '';
+      select.dispatchEvent(new Event('change'));
+    });
+    await panel.locator('#whatif-run').click();
+    await panel.locator('#whatif-notes').waitFor({ timeout: 120_000 });
+    assert.match(await panel.locator('#whatif-notes').innerText(), /rank 0 deals tasks by MPI_ANY_SOURCE to ranks 1, 2: in each prediction a task goes to the worker that asks first/);
+    t.diagnostic(`screenshot: ${await workbench.screenshot('panel-whatif-dealt')}`);
     assert.deepEqual(cspViolations, [], 'no content-security-policy violations in the panel');
   });
 });

@@ -208,8 +208,11 @@ export class WhatIfTab {
     const base = trace.replace(/^.*[\\/]/, '').replace(/\.otf2$/, '');
     exportCsv.addEventListener('click', () => post({ type: 'export', format: 'csv', suggestedName: `${base}-whatif.csv`, content: scenariosCsv(result) }));
     exportJson.addEventListener('click', () => post({ type: 'export', format: 'json', suggestedName: `${base}-whatif.json`, content: JSON.stringify(result, null, 2) }));
+    // How the trace was replayed (its tasks dealt anew); a result remembered by an older version has none.
+    const notes = result.notes ?? [];
     this.results.replaceChildren(
       el('p', { id: 'whatif-measured' }, `Measured: ${formatSeconds(result.measuredSeconds)} · best: ${names[best] ?? '—'}`),
+      ...(notes.length > 0 ? [el('ul', { id: 'whatif-notes' }, ...notes.map((note) => el('li', {}, note)))] : []),
       el('div', { class: 'charts' }, el('div', { class: 'chart' }, timeCanvas), el('div', { class: 'chart' }, pathCanvas), el('div', { class: 'chart' }, rankCanvas)),
       table('whatif-table', ['scenario', 'predicted', 'vs measured', 'compute', 'communication', 'waiting'], rows, (i) => (i === best ? 'best' : undefined)),
       el('div', { class: 'form-row' }, exportCsv, exportJson),

@@ -128,7 +128,7 @@ export async function whatIfForPanel(
   if (typeof outside === 'string') return { ok: false, message: `${outside} is outside the workspace` };
   try {
     const prediction = await predictScenarios(params.trace, params.scenarios, { coresPerNode: params.coresPerNode }, progress, cancelled);
-    return { ok: true, measuredSeconds: prediction.measuredSeconds, scenarios: prediction.scenarios };
+    return { ok: true, measuredSeconds: prediction.measuredSeconds, scenarios: prediction.scenarios, notes: prediction.notes };
   } catch (error) {
     if (error instanceof CancelledError) return { ok: false, message: 'Cancelled.' };
     return { ok: false, message: (error as Error).message };

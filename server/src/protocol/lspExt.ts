@@ -236,7 +236,7 @@ export interface WhatIfScenarioResult {
 }
 
 export type WhatIfResult =
-  | { ok: true; measuredSeconds: number; scenarios: WhatIfScenarioResult[] }
+  | { ok: true; measuredSeconds: number; scenarios: WhatIfScenarioResult[]; notes: string[] }
   | { ok: false; message: string };
 
 /** Predicts each scenario from one trace (PEM); cancellable with the request. */
