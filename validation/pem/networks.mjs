@@ -10,7 +10,9 @@
 // CPU per message and per byte during the ping-pongs becomes the table's stackCpu, and the median first
 // round trip of its five runs less a later one its connectSeconds (TCP connections open at the first message), and the
 // relaying turn of 2 and 4 ranks on node 0's core over TCP its relayTurn (a rank that waited takes its shared core back;
-// 6.6 µs over TCP against 0.8 µs through shared memory), with the recorder's cost per call. For each
+// 6.6 µs over TCP against 0.8 µs through shared memory), with the recorder's cost per call, and the
+// scheduler's tick (calibration.ts, measureSchedulerTick: a node's waiting rank gets its core back
+// from the computing one at a tick). For each
 // network: calibrate (ping-pong pinned inside a node and across the link), then REPS traced and
 // REPS untraced runs, each under the kit's clean-run guard (guarded.sh: wait for a quiet
 // machine, retry runs that other processes disturbed). Every network's first trace predicts
@@ -36,7 +38,7 @@ const root = path.resolve(here, '../..');
 const require = createRequire(import.meta.url);
 const { predictScenarios } = require(path.join(root, 'out/server/src/pem/index.js'));
 const { COMM_TABLE_SCHEMA } = require(path.join(root, 'out/server/src/network/commTable.js'));
-const { medianSeconds, parseFirstOneWay, parsePingPong, parseRelayTurn, recorderCallCost, relayCommand } = require(path.join(root, 'out/server/src/mpi/calibration.js'));
+const { measureSchedulerTick, medianSeconds, parseFirstOneWay, parsePingPong, parseRelayTurn, recorderCallCost, relayCommand } = require(path.join(root, 'out/server/src/mpi/calibration.js'));
 
 function option(name, fallback) {
   const i = process.argv.indexOf(`--${name}`);
@@ -152,6 +154,8 @@ async function measureNetworks() {
         connectSeconds: Math.max(0, medianSeconds([...smalls, across].map((run) => run.first ?? 0)) - across.points[0].seconds),
         relayTurn,
         recorderCallSeconds,
+        // The nodes' operating system's, the same for every network: measured outside the namespaces.
+        schedulerTickSeconds: await measureSchedulerTick(),
       };
       const traced = [];
       const untraced = [];
