@@ -47,15 +47,15 @@ function masterWorker(costs: readonly number[], workers: number, wildcards = tru
 const NODE_OF = [0, 0, 1, 1];
 const CORES = [2, 1];
 
-function replay(streams: RankStream[]) {
-  const tasksRun = [0, 0, 0, 0];
+function replay(streams: RankStream[], nodeOf = NODE_OF, coresPerNode = CORES, network = INSTANT) {
+  const tasksRun = nodeOf.map(() => 0);
   let workDone = 0;
   const result = simulate({
     streams,
-    nodeOf: NODE_OF,
-    coresPerNode: CORES,
-    network: INSTANT,
-    communicators: new Map([[0, [0, 1, 2, 3]]]),
+    nodeOf,
+    coresPerNode,
+    network,
+    communicators: new Map([[0, nodeOf.map((_, rank) => rank)]]),
     onReport: (rank, o) => {
       if (rank > 0 && o.kind === OpKind.Send && o.tag === RESULT) {
         tasksRun[rank]++;
@@ -142,4 +142,25 @@ test('findDealers: the master of a trace is found and its pattern checked; a ste
   assert.equal(ringNotes.length, 4);
   assert.match(ringNotes[0], /^rank 0 receives with MPI_ANY_SOURCE from rank 7, which does too/);
   assert.equal(ringNotes[3], '… and 5 more ranks whose MPI_ANY_SOURCE matches are replayed as traced');
+});
+
+test('property: on random master–worker traces and placements every task runs once with its work, and every rank finishes', () => {
+  const random = mulberry32(2026);
+  for (let trial = 0; trial < 40; trial++) {
+    const workers = 2 + Math.floor(random() * 5);
+    const costs = Array.from({ length: 1 + Math.floor(random() * 80) }, () => 1 + 40 * random() ** 3);
+    const nodes = 1 + Math.floor(random() * 3);
+    const nodeOf = Array.from({ length: workers + 1 }, () => Math.floor(random() * nodes));
+    const coresPerNode = Array.from({ length: nodes }, () => 1 + Math.floor(random() * 2));
+    const network: EngineNetwork = { eagerLimitBytes: 65536, oneWay: (_, same) => (same ? 0.01 : 0.1) * random(), schedulerTickSeconds: random() < 0.5 ? 4 : undefined };
+    const found = findDealer(0, arrayStream(masterWorker(costs, workers)[0]));
+    const what = `trial ${trial}: ${workers} workers, ${costs.length} tasks, nodes ${nodeOf.join(',')}, cores ${coresPerNode.join(',')}`;
+    assert.ok(found && typeof found !== 'string', `${what}: ${String(found)}`);
+    const dealt = dealTasks(masterWorker(costs, workers).map(arrayStream), found);
+    assert.ok(Array.isArray(dealt), `${what}: ${String(dealt)}`);
+    const { result, tasksRun, workDone } = replay(dealt, nodeOf, coresPerNode, network);
+    assert.equal(result.complete, true, `${what}: ${result.problems.join('; ')}`);
+    assert.equal(tasksRun.reduce((a, b) => a + b, 0), costs.length, what);
+    assert.ok(Math.abs(workDone - costs.reduce((a, b) => a + b, 0)) < 1e-6, what);
+  }
 });
