@@ -487,7 +487,6 @@ export class PemEngine {
    * spinning process takes one tick per round trip).
    */
   private tickWait(rank: RankState, other: number, time: number): number {
-    const tick = this.tick;
     if (!polls(rank)) return 0;
     const node = this.nodes[rank.node];
     // Ranks taking in received data are inside a call: they wait in it next, and yield.
@@ -498,7 +497,7 @@ export class PemEngine {
     node.advance(time);
     const rate = node.rate();
     const untilCall = rate > 0 ? Math.max(0, node.nextFinish() - node.served) / rate : Infinity;
-    return Math.min(untilCall, tick - (time % tick));
+    return Math.min(untilCall, this.tick - (time % this.tick));
   }
 
   /** The network stack's work for `share` of one message of `bytes` between nodes: queued for `node` at `time`. */
@@ -673,9 +672,10 @@ export class PemEngine {
     const tolerance = 1e-12 * Math.max(1, node.served);
     while (node.running > 0 && node.nextFinish() <= node.served + tolerance) {
       const rank = node.pop();
-      if (rank.resuming) node.resuming--;
-      if (rank.resuming) rank.pm += rank.burstCpu;
-      else rank.pc += rank.burstCpu;
+      if (rank.resuming) {
+        node.resuming--;
+        rank.pm += rank.burstCpu;
+      } else rank.pc += rank.burstCpu;
       rank.pw += time - rank.burstStart - rank.burstCpu;
       if (!first) first = rank;
       else (more ??= []).push(rank);

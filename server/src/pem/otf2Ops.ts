@@ -68,7 +68,7 @@ export interface TraceOpsOptions {
 const OFF_CPU_MIN_SECONDS = 50e-6;
 
 /** The recorder's attribute on a receive posted with wildcards: bit 0 MPI_ANY_SOURCE, bit 1 MPI_ANY_TAG. */
-export const WILDCARDS_ATTRIBUTE = 'causal_lens:wildcards';
+const WILDCARDS_ATTRIBUTE = 'causal_lens:wildcards';
 const ANY_SOURCE_BIT = 1;
 const ANY_TAG_BIT = 2;
 
