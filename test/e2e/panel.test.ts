@@ -7,6 +7,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { claimText, impactText } from '../../server/src/causal/claims';
@@ -22,6 +23,7 @@ const SAMPLES = path.join(repoRoot, 'samples');
 const PANEL_COMMAND = 'Causal Lens: Open What-if and Scaling Panel';
 const SCALING_CSV = 'matmul-N.scaling.csv';
 const WHATIF_TRACE = 'halo-4';
+const DAMAGED_TRACE = path.join(SAMPLES, 'mpi', 'traces', 'halo-4-damaged-e2e');
 
 interface WhatIfJson {
   measuredSeconds: number;
@@ -35,7 +37,7 @@ function whatIfCli(trace: string, flags: string[]): WhatIfJson {
   return JSON.parse(run.stdout) as WhatIfJson;
 }
 
-test('the panel opens from the palette; the Causal tab follows the cursor, the Scaling tab fits the sample runs, the What-if tab predicts the sample trace as the CLI does', { timeout: 300_000 }, async (t) => {
+test('the panel opens from the palette; the Causal tab follows the cursor, the Scaling tab fits the sample runs, the What-if tab predicts the sample trace as the CLI does and lists the problems of a damaged trace', { timeout: 300_000 }, async (t) => {
   const profile = await readProfileFile(path.join(SAMPLES, 'pipeline', 'profile.coz'));
   const curves = computeCurves(profile)
     .filter((c) => c.status.kind === 'curve' && c.target.kind === 'line' && path.basename(c.target.path) === 'pipeline.c')
@@ -43,6 +45,13 @@ test('the panel opens from the palette; the Causal tab follows the cursor, the S
   const best = curves[0];
   assert.ok(best && best.target.kind === 'line', 'the sample profile has a curve on pipeline.c');
   const line = best.target.line;
+
+  // A copy of the halo trace with one event file cut short, in the workspace while the test runs.
+  fs.rmSync(DAMAGED_TRACE, { recursive: true, force: true });
+  fs.cpSync(path.join(SAMPLES, 'mpi', 'traces', WHATIF_TRACE), DAMAGED_TRACE, { recursive: true });
+  const events = path.join(DAMAGED_TRACE, 'traces', '2.evt');
+  fs.truncateSync(events, Math.floor(fs.statSync(events).size * 0.6));
+  t.after(() => fs.rmSync(DAMAGED_TRACE, { recursive: true, force: true }));
 
   await withWorkbench(SAMPLES, 'panel-causal', async (workbench) => {
     const cspViolations: string[] = [];
@@ -84,6 +93,14 @@ test('the panel opens from the palette; the Causal tab follows the cursor, the S
     // What-if: the sample trace on 1 and 2 nodes (the defaults), as `causal-lens whatif` predicts it.
     await panel.locator('vscode-tab-header[data-tab="whatif"]').click();
     await panel.locator('#whatif-trace').filter({ hasText: WHATIF_TRACE }).waitFor({ timeout: 30_000 });
+    const pickTrace = (name: string) =>
+      panel.locator('#whatif-trace').evaluate((select, wanted) => {
+        const option = [...select.querySelectorAll('vscode-option')].find((o) => o.textContent?.trim().endsWith(`/${wanted}/traces.otf2`));
+        if (!option) throw new Error(`no ${wanted} trace in the list`);
+        (select as unknown as { value: string }).value = option.getAttribute('value') ?? '';
+        select.dispatchEvent(new Event('change'));
+      }, name);
+    await pickTrace(WHATIF_TRACE);
     await panel.locator('#whatif-run').click();
     await panel.locator('#whatif-table').waitFor({ timeout: 120_000 });
     const rows = await panel.locator('#whatif-table tbody tr').evaluateAll((trs) =>
@@ -101,16 +118,21 @@ test('the panel opens from the palette; the Causal tab follows the cursor, the S
     t.diagnostic(`screenshot: ${await workbench.screenshot('panel-whatif')}`);
 
     // A master that deals tasks by MPI_ANY_SOURCE: the panel says they are dealt anew.
-    await panel.locator('#whatif-trace').evaluate((select) => {
-      const option = [...select.querySelectorAll('vscode-option')].find((o) => o.textContent?.includes('master_worker-3'));
-      if (!option) throw new Error('no master_worker-3 trace in the list');
-      (select as unknown as { value: string }).value = option.getAttribute('value') ?? '';
-      select.dispatchEvent(new Event('change'));
-    });
+    await pickTrace('master_worker-3');
     await panel.locator('#whatif-run').click();
     await panel.locator('#whatif-notes').waitFor({ timeout: 120_000 });
     assert.match(await panel.locator('#whatif-notes').innerText(), /rank 0 deals tasks by MPI_ANY_SOURCE to ranks 1, 2: in each prediction a task goes to the worker that asks first/);
+    assert.equal(await panel.locator('#whatif-problems').count(), 0, 'the sample trace has no problem');
     t.diagnostic(`screenshot: ${await workbench.screenshot('panel-whatif-dealt')}`);
+
+    // A damaged trace: its problems, each naming the file and offset, above the prediction from the rest.
+    await pickTrace(path.basename(DAMAGED_TRACE));
+    await panel.locator('#whatif-run').click();
+    await panel.locator('#whatif-problems').waitFor({ timeout: 120_000 });
+    assert.match(await panel.locator('#whatif-problems').innerText(), /problems?: the prediction uses what could be read and replayed/);
+    assert.match(await panel.locator('#whatif-problems li').first().innerText(), /2\.evt @\d+: /);
+    assert.ok(await panel.locator('#whatif-table tbody tr').count() > 0, 'the rest is predicted');
+    t.diagnostic(`screenshot: ${await workbench.screenshot('panel-whatif-problems')}`);
     assert.deepEqual(cspViolations, [], 'no content-security-policy violations in the panel');
   });
 });

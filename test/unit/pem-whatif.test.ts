@@ -433,3 +433,19 @@ test("the panel's prediction carries the notes: the sample master's tasks are de
   master.close();
   assert.equal(wildcards, 30);
 });
+
+test("the panel's prediction carries a damaged trace's problems, as the CLI prints them, and predicts from the rest", async () => {
+  const damaged = path.join(WORK, 'halo-4-damaged');
+  fs.cpSync(path.join(__dirname, '../../../samples/mpi/traces/halo-4'), damaged, { recursive: true });
+  const events = path.join(damaged, 'traces', '2.evt');
+  fs.truncateSync(events, Math.floor(fs.statSync(events).size * 0.6));
+  const trace = path.join(damaged, 'traces.otf2');
+  const result = await whatIfForPanel([WORK], { trace, scenarios: [{ nodes: 2 }], coresPerNode: 1, progressId: 'problems' }, () => undefined, () => false);
+  assert.ok(result.ok, result.ok ? '' : result.message);
+  assert.ok(result.problems.length > 0, 'a truncated event file is a problem');
+  assert.ok(result.problems[0].startsWith(`${events} @`) && /@\d+: \S/.test(result.problems[0]), `names the file and the offset: ${result.problems[0]}`);
+  assert.ok(result.scenarios[0].predictedSeconds > 0, 'the rest is still predicted');
+  const cli = await whatif([trace, '--placement', '4/2', '--cores', '1']);
+  assert.equal(cli.code, 1);
+  assert.deepEqual(cli.err.split('\n').filter(Boolean), result.problems.map((problem) => `causal-lens whatif: ${problem}`));
+});

@@ -210,8 +210,10 @@ export class WhatIfTab {
     exportJson.addEventListener('click', () => post({ type: 'export', format: 'json', suggestedName: `${base}-whatif.json`, content: JSON.stringify(result, null, 2) }));
     // How the trace was replayed (its tasks dealt anew); a result remembered by an older version has none.
     const notes = result.notes ?? [];
+    const problems = result.problems ?? [];
     this.results.replaceChildren(
       el('p', { id: 'whatif-measured' }, `Measured: ${formatSeconds(result.measuredSeconds)} · best: ${names[best] ?? '—'}`),
+      ...(problems.length > 0 ? [problemList(problems)] : []),
       ...(notes.length > 0 ? [el('ul', { id: 'whatif-notes' }, ...notes.map((note) => el('li', {}, note)))] : []),
       el('div', { class: 'charts' }, el('div', { class: 'chart' }, timeCanvas), el('div', { class: 'chart' }, pathCanvas), el('div', { class: 'chart' }, rankCanvas)),
       table('whatif-table', ['scenario', 'predicted', 'vs measured', 'compute', 'communication', 'waiting'], rows, (i) => (i === best ? 'best' : undefined)),
@@ -263,6 +265,20 @@ function customNetworkLabel(net: { latencySeconds: number; bandwidthBytesPerSeco
 /** Short enough for a chart axis: the network's name without its parenthesised details. */
 export function scenarioName(s: WhatIfScenarioResult): string {
   return `${s.placement} · ${s.network.replace(/\s*\(.*\)\s*$/, '')}`;
+}
+
+/** Problems listed one by one; a trace damaged throughout has thousands, which the CLI prints all of. */
+const PROBLEMS_SHOWN = 20;
+
+/** What the prediction could not use, above its figures: they stand on the rest of the trace. */
+function problemList(problems: readonly string[]): HTMLElement {
+  const more = problems.length - PROBLEMS_SHOWN;
+  return el(
+    'div',
+    { id: 'whatif-problems', class: 'warning', role: 'status' },
+    el('p', {}, `${problems.length} ${problems.length === 1 ? 'problem' : 'problems'}: the prediction uses what could be read and replayed.`),
+    el('ul', {}, ...problems.slice(0, PROBLEMS_SHOWN).map((problem) => el('li', {}, problem)), ...(more > 0 ? [el('li', {}, `… and ${more} more (\`causal-lens whatif\` prints them all)`)] : [])),
+  );
 }
 
 /** The scenario predicted fastest (first of equals). */

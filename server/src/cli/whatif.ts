@@ -4,7 +4,7 @@
 // Every placement is combined with every network; with no scenario flag the traced
 // configuration itself is predicted.
 
-import { openTrace, predictScenarios, readMapFile, resolveNetwork, ScenarioSpec } from '../pem';
+import { openTrace, predictionProblems, predictScenarios, readMapFile, resolveNetwork, ScenarioSpec } from '../pem';
 import { ScenarioError } from '../pem/scenario';
 import { parseFlags, repeated, UsageError } from './flags';
 
@@ -71,7 +71,7 @@ export async function runWhatif(args: string[], out: (t: string) => void, err: (
     if (error instanceof ScenarioError) throw new Error(error.message);
     throw error;
   }
-  const problems = [...prediction.traceProblems, ...prediction.scenarios.flatMap((s) => (s.problems ?? []).map((p) => `${s.placement}, ${s.network}: ${p}`))];
+  const problems = predictionProblems(prediction);
   if (flags.json) {
     out(
       `${JSON.stringify({

@@ -8,7 +8,7 @@ import { compareCurves } from '../causal/curves';
 import { FitResult, fitRuns, predict } from '../fit';
 import { ScalingTable, readScalingCsv } from '../import/scalingCsv';
 import { COMM_TABLE_PRESETS, isCommTablePreset, loadCommTable } from '../network/commTable';
-import { CancelledError, openTrace, predictScenarios } from '../pem';
+import { CancelledError, openTrace, predictionProblems, predictScenarios } from '../pem';
 import {
   CurveResult,
   FitParams,
@@ -128,7 +128,7 @@ export async function whatIfForPanel(
   if (typeof outside === 'string') return { ok: false, message: `${outside} is outside the workspace` };
   try {
     const prediction = await predictScenarios(params.trace, params.scenarios, { coresPerNode: params.coresPerNode }, progress, cancelled);
-    return { ok: true, measuredSeconds: prediction.measuredSeconds, scenarios: prediction.scenarios, notes: prediction.notes };
+    return { ok: true, measuredSeconds: prediction.measuredSeconds, scenarios: prediction.scenarios, notes: prediction.notes, problems: predictionProblems(prediction) };
   } catch (error) {
     if (error instanceof CancelledError) return { ok: false, message: 'Cancelled.' };
     return { ok: false, message: (error as Error).message };

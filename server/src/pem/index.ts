@@ -66,6 +66,11 @@ export interface WhatIfPrediction {
   notes: string[];
 }
 
+/** Everything a prediction could not use, for a user: the trace's problems, then each scenario's, named by its placement and network. */
+export function predictionProblems(prediction: WhatIfPrediction): string[] {
+  return [...prediction.traceProblems, ...prediction.scenarios.flatMap((s) => (s.problems ?? []).map((p) => `${s.placement}, ${s.network}: ${p}`))];
+}
+
 export class CancelledError extends Error {
   constructor() {
     super('cancelled');

@@ -236,7 +236,15 @@ export interface WhatIfScenarioResult {
 }
 
 export type WhatIfResult =
-  | { ok: true; measuredSeconds: number; scenarios: WhatIfScenarioResult[]; notes: string[] }
+  | {
+      ok: true;
+      measuredSeconds: number;
+      scenarios: WhatIfScenarioResult[];
+      /** How the trace was replayed where a reader would not guess it (tasks dealt anew). */
+      notes: string[];
+      /** What could not be read or replayed (a file and byte offset, or a rank and reason): the prediction used the rest. */
+      problems: string[];
+    }
   | { ok: false; message: string };
 
 /** Predicts each scenario from one trace (PEM); cancellable with the request. */
