@@ -33,6 +33,8 @@ typedef struct {
   uint32_t *comm_ids; /* local comm index -> global comm id */
   uint32_t ncomm;
   uint64_t events;
+  /* Receives posted with MPI_ANY_SOURCE: a reader knows a rank deals by them without reading its events. */
+  uint64_t any_source_receives;
 } rank_info;
 
 typedef struct {
@@ -176,6 +178,7 @@ static void cpu_metric(location_writer *w, const cl_record *r) {
 /* The attribute list of a receive posted with wildcards (WILDCARDS_ATTRIBUTE), or none. */
 static OTF2_AttributeList *wildcards(location_writer *w, const cl_record *r) {
   if (!r->op) return NULL;
+  if (r->op & CL_ANY_SOURCE) w->info->any_source_receives++;
   OTF2_AttributeValue v;
   v.uint8 = r->op;
   OTF2_AttributeList_AddAttribute(w->attrs, WILDCARDS_ATTRIBUTE, OTF2_TYPE_UINT8, v);
@@ -354,7 +357,8 @@ static void write_definitions(OTF2_GlobalDefWriter *g, rank_info *ranks, uint32_
   const char *fixed[] = { "MPI", "CPU_TIME", "thread CPU time since MPI_Init", "ns", "causal_lens:z_ns",
                           "suspension time Z of an equalized flush", "causal_lens:cpu_set", "causal_lens:rank",
                           "causal_lens:truncated", "causal_lens:truncated_reason", "true", "false", "causal_lens:wildcards",
-                          "the receive was posted with MPI_ANY_SOURCE (1), MPI_ANY_TAG (2)", truncated };
+                          "the receive was posted with MPI_ANY_SOURCE (1), MPI_ANY_TAG (2)", "causal_lens:any_source_receives",
+                          truncated };
   for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) string_ref(&s, fixed[i]);
 
   OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000ull, offset, length, realtime);
@@ -376,6 +380,10 @@ static void write_definitions(OTF2_GlobalDefWriter *g, rank_info *ranks, uint32_
     OTF2_GlobalDefWriter_WriteLocationProperty(g, r, string_ref(&s, "causal_lens:rank"), OTF2_TYPE_UINT32, v);
     write_string_property(g, &s, r, "causal_lens:truncated", truncated[0] ? "true" : "false");
     if (truncated[0]) write_string_property(g, &s, r, "causal_lens:truncated_reason", truncated);
+    if (ranks[r].any_source_receives > 0) {
+      v.uint64 = ranks[r].any_source_receives;
+      OTF2_GlobalDefWriter_WriteLocationProperty(g, r, string_ref(&s, "causal_lens:any_source_receives"), OTF2_TYPE_UINT64, v);
+    }
   }
   uint32_t region = 0;
 #define CL_REGION_DEF(id, text, role)                                                                        \

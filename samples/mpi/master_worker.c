@@ -1,8 +1,9 @@
 /* Master-worker with uneven tasks: rank 0 hands out TASKS tasks of heavy-tailed cost
  * (1 + 40u^3 units, splitmix64 seed 12345), one outstanding per worker, and takes results with
  * MPI_ANY_SOURCE. Prints how many results each worker returned, so a trace can be checked for
- * the actual source of each receive.
- * usage: master_worker TASKS */
+ * the actual source of each receive. With SETUP > 0 the master first broadcasts its parameters
+ * SETUP times (a long start before the dealing, as a real master's input and setup).
+ * usage: master_worker TASKS [SETUP] */
 #include <mpi.h>
 #include <stdlib.h>
 #include "counts.h"
@@ -12,10 +13,15 @@ enum { TAG_TASK = 1, TAG_RESULT = 2, TAG_STOP = 3 };
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   long tasks = argc > 1 ? atol(argv[1]) : 200;
+  long setup = argc > 2 ? atol(argv[2]) : 0;
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   mark_start();
+  for (long i = 0; i < setup; i++) {
+    long parameters[2] = { tasks, i };
+    MPI_Bcast(parameters, 2, MPI_LONG, 0, MPI_COMM_WORLD), n_coll++;
+  }
   double checksum = 0;
   if (size < 2) {
     fprintf(stderr, "master_worker: needs at least 2 ranks\n");

@@ -173,6 +173,15 @@ test('a master that deals tasks by MPI_ANY_SOURCE: dealt in the prediction, its 
   assert.match(scaled[0], /: ranks 1, 2, 3 run each other's tasks, so their own computations were scaled by one factor, \d\.\d{3}$/);
 });
 
+test("a master whose dealing starts after the first pass's 5,000 operations is known from the recorder's count", async () => {
+  // 6,000 broadcasts of the master's parameters before the first task.
+  const late = await recordTrace({ np: 3, outDir: path.join(WORK, 'master_worker-late'), program: path.join(MPI_BUILD, 'master_worker'), args: ['20', '6000'] });
+  assert.equal(openOtf2Archive(late.archive).ranks[0].anySourceReceives, 20);
+  const prediction = await predictScenarios(late.archive, [{ nodes: 3 }], { coresPerNode: 1 });
+  assert.deepEqual(prediction.notes, ['rank 0 deals tasks by MPI_ANY_SOURCE to ranks 1, 2: in each prediction a task goes to the worker that asks first, with its traced work']);
+  assert.equal(prediction.scenarios[0].problems, undefined);
+});
+
 test('the smallest CPU time inside each kind of call is found (charged to blocking calls by default)', () => {
   const archive = openOtf2Archive(traces.get('latency')!);
   const comms = communicatorRanks(archive.defs);

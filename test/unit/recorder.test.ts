@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { TraceOptions, recordTrace } from '../../server/src/mpi/recordTrace';
 import { runTrace } from '../../server/src/cli/trace';
 import { UsageError } from '../../server/src/cli/flags';
+import { openOtf2Archive } from '../../server/src/trace/otf2Archive';
 
 const execFileAsync = promisify(execFile);
 const ROOT = path.join(__dirname, '../../..');
@@ -157,6 +158,8 @@ test('MPI_ANY_SOURCE receives record the actual sender, and the wildcards they w
   assert.equal(of('MPI_RECV', 0, 1), 30, 'every result the master took');
   for (const worker of [1, 2, 3]) assert.equal(of('MPI_RECV', worker, 2), perWorker.get(worker)! + 1, `worker ${worker}: its tasks and its stop`);
   assert.equal(wildcards.length, 30 + 30 + 3, 'nothing else carries it');
+  // Counted per rank in the definitions, for a reader that has not read the events.
+  assert.deepEqual(openOtf2Archive(run.archive).ranks.map((r) => r.anySourceReceives), [30, undefined, undefined, undefined]);
 });
 
 test('MPI_Init_thread is recorded as its own region and the run traces as with MPI_Init', async () => {

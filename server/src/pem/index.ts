@@ -281,7 +281,8 @@ function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOption
       if (eventCostSeconds === 'auto' && count > 0 && op.kind !== OpKind.End) gaps.push(op.compute);
     }
     stream.close();
-    if (stream.facts.anySourceReceives > 0) anySourceRanks.push(stream.rank.rank);
+    // The recorder counts them for the whole run; the first pass sees those of other tools' traces early on.
+    if (stream.facts.anySourceReceives > 0 || stream.rank.anySourceReceives !== undefined) anySourceRanks.push(stream.rank.rank);
     for (const [region, seconds] of stream.facts.smallestCallCpu) inCall.set(region, Math.min(seconds, inCall.get(region) ?? Infinity));
     const samples = stream.facts.shortGapsAfterRead;
     const sampled = samples && samples.real.length >= REAL_READ_MIN_SAMPLES && samples.estimated.length >= REAL_READ_MIN_SAMPLES;

@@ -22,6 +22,11 @@ export interface RankLocation {
   host: string;
   /** `causal_lens:cpu_set` when recorded, e.g. "0-1". */
   cpuSet?: string;
+  /**
+   * `causal_lens:any_source_receives`: receives the rank posted with MPI_ANY_SOURCE, counted by
+   * the recorder's converter (absent where it counted none, and in other tools' traces).
+   */
+  anySourceReceives?: number;
   eventFile: string;
   local: LocalDefinitions;
 }
@@ -74,7 +79,16 @@ export function openOtf2Archive(anchorPath: string): Otf2Archive {
     const group = archive.defs.locationGroups.get(archive.defs.locations.get(location)?.group ?? UNDEFINED);
     const host = archive.defs.systemTreeNodes.get(group?.systemTreeParent ?? UNDEFINED)?.name ?? '';
     const props = archive.defs.locationProperties.get(location);
-    return { rank, location, host, cpuSet: props?.get('causal_lens:cpu_set'), eventFile: path.join(base, `${location}.evt`), local };
+    const anySource = Number(props?.get('causal_lens:any_source_receives'));
+    return {
+      rank,
+      location,
+      host,
+      cpuSet: props?.get('causal_lens:cpu_set'),
+      ...(anySource > 0 ? { anySourceReceives: anySource } : {}),
+      eventFile: path.join(base, `${location}.evt`),
+      local,
+    };
   });
   if (archive.ranks.length === 0) archive.fatal = `${defsPath}: no MPI process locations defined`;
   return archive;
