@@ -115,7 +115,20 @@ test('property: all ranks on one core take at least their summed computation and
   }
 });
 
-test('property: removing the tracing cost per call (auto) never predicts a slower run, one rank per node', async () => {
+/** The longest computation between two operations of any rank but `except` (a worker's longest task). */
+function longestComputation(trace: string, except: number): number {
+  const archive = openOtf2Archive(trace);
+  const comms = communicatorRanks(archive.defs);
+  let longest = 0;
+  for (const rank of archive.ranks.filter((r) => r.rank !== except)) {
+    const stream = new Otf2RankStream(archive, rank, comms, cpuTimeMetrics(archive), 0);
+    for (let o = stream.next(); o; o = stream.next()) longest = Math.max(longest, o.compute);
+    stream.close();
+  }
+  return longest;
+}
+
+test('property: removing the tracing cost per call (auto) never predicts a slower run, one rank per node (a dealt master: by no more than one task)', async () => {
   for (const [program, np] of PROGRAMS) {
     const [withCost, withoutCost] = await Promise.all([
       predictScenarios(traces.get(program)!, [{ nodes: np }], { coresPerNode: 1 }),
@@ -123,7 +136,11 @@ test('property: removing the tracing cost per call (auto) never predicts a slowe
     ]);
     const a = withCost.scenarios[0].predictedSeconds;
     const b = withoutCost.scenarios[0].predictedSeconds;
-    assert.ok(b <= a + 1e-12 && b > 0, `${program}: ${b} with the cost removed, ${a} with it`);
+    // Tasks dealt to whoever asks first are list scheduling: shorter tasks can deal them worse
+    // (Graham's anomaly), but a greedy deal ends within one task of the work's share per
+    // worker, which the run with the cost cannot beat.
+    const slack = withCost.notes.length > 0 ? longestComputation(traces.get(program)!, 0) : 1e-12;
+    assert.ok(b <= a + slack && b > 0, `${program}: ${b} with the cost removed, ${a} with it (slack ${slack})`);
   }
   await assert.rejects(whatif(['--json', traces.get('halo')!, '--event-cost-ns', 'lots']), /--event-cost-ns needs "auto"/);
 });
