@@ -35,6 +35,10 @@ typedef struct {
   uint64_t events;
   /* Receives posted with MPI_ANY_SOURCE: a reader knows a rank deals by them without reading its events. */
   uint64_t any_source_receives;
+  /* Per region, the smallest CPU time of one call over the whole run (0: none measured): a
+   * reader gets it without reading every event first. */
+  uint64_t smallest_call_cpu[CL_REGION_COUNT];
+  char smallest_text[CL_REGION_COUNT * 48];
 } rank_info;
 
 typedef struct {
@@ -163,6 +167,9 @@ typedef struct {
   uint64_t last_time;
   uint64_t skipped[SKIP_REASONS];
   uint64_t min_time, max_time;
+  /* The call being converted: its region and CPU time at its Enter. */
+  uint32_t call_region;
+  uint64_t call_cpu;
 } location_writer;
 
 static uint32_t to_u32(int32_t v) { return v < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)v; }
@@ -209,10 +216,18 @@ static int write_record(location_writer *w, const cl_record *r) {
   case CL_ENTER:
     cpu_metric(w, r);
     OTF2_EvtWriter_Enter(e, NULL, r->time, r->region);
+    w->call_region = r->region;
+    w->call_cpu = r->cpu;
     break;
   case CL_LEAVE:
     cpu_metric(w, r);
     OTF2_EvtWriter_Leave(e, NULL, r->time, r->region);
+    /* A call whose CPU clock did not advance says nothing of its work (the reader's rule too). */
+    if (r->region == w->call_region && r->cpu > w->call_cpu) {
+      uint64_t *smallest = &w->info->smallest_call_cpu[r->region];
+      if (!*smallest || r->cpu - w->call_cpu < *smallest) *smallest = r->cpu - w->call_cpu;
+    }
+    w->call_region = CL_REGION_COUNT;
     break;
   case CL_SEND: OTF2_EvtWriter_MpiSend(e, NULL, r->time, to_u32(r->peer), comm, (uint32_t)r->tag, r->bytes); break;
   case CL_ISEND:
@@ -341,10 +356,24 @@ static void write_definitions(OTF2_GlobalDefWriter *g, rank_info *ranks, uint32_
     string_ref(&s, ranks[r].host);
   }
   char name[300];
+  static const char *const region_names[] = {
+#define CL_REGION_TEXT(id, text, role) text,
+    CL_REGIONS(CL_REGION_TEXT)
+#undef CL_REGION_TEXT
+  };
   for (uint32_t r = 0; r < nranks; r++) {
     snprintf(name, sizeof name, "MPI Rank %u", r);
     string_ref(&s, name);
     string_ref(&s, ranks[r].cpu_set);
+    /* "MPI_Send=66,MPI_Recv=28": nanoseconds by region name. */
+    size_t used = 0;
+    ranks[r].smallest_text[0] = 0;
+    for (int g = 0; g < CL_REGION_COUNT; g++) {
+      if (!ranks[r].smallest_call_cpu[g]) continue;
+      used += (size_t)snprintf(ranks[r].smallest_text + used, sizeof ranks[r].smallest_text - used, "%s%s=%" PRIu64,
+                               used ? "," : "", region_names[g], ranks[r].smallest_call_cpu[g]);
+    }
+    string_ref(&s, ranks[r].smallest_text);
   }
   string_ref(&s, "Master thread");
 #define CL_REGION_NAME(id, text, role) string_ref(&s, text);
@@ -358,7 +387,7 @@ static void write_definitions(OTF2_GlobalDefWriter *g, rank_info *ranks, uint32_
                           "suspension time Z of an equalized flush", "causal_lens:cpu_set", "causal_lens:rank",
                           "causal_lens:truncated", "causal_lens:truncated_reason", "true", "false", "causal_lens:wildcards",
                           "the receive was posted with MPI_ANY_SOURCE (1), MPI_ANY_TAG (2)", "causal_lens:any_source_receives",
-                          truncated };
+                          "causal_lens:smallest_call_cpu_ns", truncated };
   for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) string_ref(&s, fixed[i]);
 
   OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000ull, offset, length, realtime);
@@ -380,6 +409,7 @@ static void write_definitions(OTF2_GlobalDefWriter *g, rank_info *ranks, uint32_
     OTF2_GlobalDefWriter_WriteLocationProperty(g, r, string_ref(&s, "causal_lens:rank"), OTF2_TYPE_UINT32, v);
     write_string_property(g, &s, r, "causal_lens:truncated", truncated[0] ? "true" : "false");
     if (truncated[0]) write_string_property(g, &s, r, "causal_lens:truncated_reason", truncated);
+    if (ranks[r].smallest_text[0]) write_string_property(g, &s, r, "causal_lens:smallest_call_cpu_ns", ranks[r].smallest_text);
     if (ranks[r].any_source_receives > 0) {
       v.uint64 = ranks[r].any_source_receives;
       OTF2_GlobalDefWriter_WriteLocationProperty(g, r, string_ref(&s, "causal_lens:any_source_receives"), OTF2_TYPE_UINT64, v);
@@ -494,6 +524,7 @@ int cl_write_archive(const char *dir, const char *external_reason, FILE *summary
     location_writer w = { 0 };
     w.info = &ranks[r];
     w.min_time = UINT64_MAX;
+    w.call_region = CL_REGION_COUNT;
     w.evt = OTF2_Archive_GetEvtWriter(archive, r);
     w.def = OTF2_Archive_GetDefWriter(archive, r);
     w.attrs = OTF2_AttributeList_New();

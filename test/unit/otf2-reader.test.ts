@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { recordTrace } from '../../server/src/mpi/recordTrace';
-import { communicatorRanks, openOtf2Archive, openRankEvents, Otf2Archive } from '../../server/src/trace/otf2Archive';
+import { communicatorRanks, openOtf2Archive, openRankEvents, Otf2Archive, parseSmallestCallCpu } from '../../server/src/trace/otf2Archive';
 import { Otf2EventReader } from '../../server/src/trace/otf2Events';
 
 export const STENCIL8 = path.join(__dirname, '../../../test/fixtures/otf2/stencil8_otf2/traces.otf2');
@@ -143,3 +143,9 @@ for (const [program, np, args] of PROGRAMS) {
     assert.ok(assertMatchesOtf2Print(archive) > 0);
   });
 }
+
+test("the recorder's smallest call CPU property: nanoseconds by region name, or null when it is not that", () => {
+  assert.deepEqual([...parseSmallestCallCpu('MPI_Send=66,MPI_Recv=28')!], [['MPI_Send', 66e-9], ['MPI_Recv', 28e-9]]);
+  assert.deepEqual([...parseSmallestCallCpu('')!], []);
+  for (const bad of ['MPI_Send', 'MPI_Send=', 'MPI_Send=-3', 'MPI_Send=1.5', '=4', 'MPI_Send=4,,MPI_Recv=2', 'MPI Send=4']) assert.equal(parseSmallestCallCpu(bad), null, bad);
+});

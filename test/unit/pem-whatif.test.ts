@@ -12,7 +12,7 @@ import { runWhatif } from '../../server/src/cli/whatif';
 import { whatIfForPanel } from '../../server/src/lsp/panelViews';
 import { loadCommTable, modelCommTable } from '../../server/src/network/commTable';
 import { recordTrace } from '../../server/src/mpi/recordTrace';
-import { lowQuantile, predictScenarios, rankStartSeconds } from '../../server/src/pem';
+import { lowQuantile, predictScenarios, rankStartSeconds, takeRecordedSmallest } from '../../server/src/pem';
 import { communicatorRanks, openOtf2Archive, openRankEvents } from '../../server/src/trace/otf2Archive';
 import { EV_BUFFER_FLUSH, EV_ENTER, EV_LEAVE, EV_METRIC, EV_MPI_COLLECTIVE_END, EV_MPI_IRECV, EV_MPI_IRECV_REQUEST, EV_MPI_ISEND, EV_MPI_ISEND_COMPLETE, EV_MPI_RECV, EV_MPI_SEND } from '../../server/src/trace/otf2Events';
 import { cpuTimeMetrics, Otf2RankStream } from '../../server/src/pem/otf2Ops';
@@ -209,6 +209,16 @@ test('the smallest CPU time inside each kind of call is found (charged to blocki
     for (const call of ['MPI_Send', 'MPI_Recv']) assert.ok(names.includes(call), `rank ${rank.rank}: ${call} missing from ${names.join(', ')}`);
     for (const [region, smallest] of stream.facts.smallestCallCpu) assert.ok(smallest >= 0 && smallest < 1e-3, `rank ${rank.rank} ${archive.defs.regions.get(region)}: ${smallest}`);
   }
+});
+
+test("each call's work is the recorder's smallest over the whole run, where the first pass saw more; collectives and unseen regions keep the first pass's", () => {
+  const archive = {
+    defs: { regions: new Map([[3, 'MPI_Send'], [5, 'MPI_Recv'], [7, 'MPI_Bcast'], [9, 'MPI_Wait']]) },
+    ranks: [{ smallestCallCpu: new Map([['MPI_Send', 66e-9], ['MPI_Recv', 80e-9], ['MPI_Bcast', 100e-9], ['MPI_Wait', 50e-9]]) }, { smallestCallCpu: new Map([['MPI_Recv', 28e-9]]) }, {}],
+  } as unknown as Parameters<typeof takeRecordedSmallest>[0];
+  const inCall = new Map([[3, 70e-9], [5, 77e-9], [7, 500e-9]]);
+  takeRecordedSmallest(archive, inCall, new Set([7]));
+  assert.deepEqual([...inCall], [[3, 66e-9], [5, 28e-9], [7, 500e-9]]);
 });
 
 test("the tracer's cost per gap ('auto') is not set by a gap the CPU clock missed", () => {

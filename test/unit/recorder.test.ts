@@ -13,7 +13,8 @@ import { promisify } from 'node:util';
 import { TraceOptions, recordTrace } from '../../server/src/mpi/recordTrace';
 import { runTrace } from '../../server/src/cli/trace';
 import { UsageError } from '../../server/src/cli/flags';
-import { openOtf2Archive } from '../../server/src/trace/otf2Archive';
+import { communicatorRanks, openOtf2Archive } from '../../server/src/trace/otf2Archive';
+import { cpuTimeMetrics, Otf2RankStream } from '../../server/src/pem/otf2Ops';
 
 const execFileAsync = promisify(execFile);
 const ROOT = path.join(__dirname, '../../..');
@@ -160,6 +161,23 @@ test('MPI_ANY_SOURCE receives record the actual sender, and the wildcards they w
   assert.equal(wildcards.length, 30 + 30 + 3, 'nothing else carries it');
   // Counted per rank in the definitions, for a reader that has not read the events.
   assert.deepEqual(openOtf2Archive(run.archive).ranks.map((r) => r.anySourceReceives), [30, undefined, undefined, undefined]);
+});
+
+test("the converter's smallest CPU time of one call per region is the reader's over every event", async () => {
+  const run = await trace(2, 'latency', ['300']);
+  const archive = openOtf2Archive(run.archive);
+  const comms = communicatorRanks(archive.defs);
+  for (const rank of archive.ranks) {
+    const stream = new Otf2RankStream(archive, rank, comms, cpuTimeMetrics(archive), 0);
+    while (stream.next());
+    stream.close();
+    const read = new Map([...stream.facts.smallestCallCpu].map(([region, seconds]) => [archive.defs.regions.get(region)!, seconds]));
+    assert.ok(rank.smallestCallCpu, `rank ${rank.rank} carries causal_lens:smallest_call_cpu_ns`);
+    for (const name of ['MPI_Send', 'MPI_Recv']) {
+      assert.ok(read.has(name), `rank ${rank.rank}: ${name} read`);
+      assert.ok(Math.abs(rank.smallestCallCpu.get(name)! - read.get(name)!) < 1e-12, `rank ${rank.rank} ${name}: converter ${rank.smallestCallCpu.get(name)}, reader ${read.get(name)}`);
+    }
+  }
 });
 
 test('MPI_Init_thread is recorded as its own region and the run traces as with MPI_Init', async () => {

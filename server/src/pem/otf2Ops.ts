@@ -86,6 +86,8 @@ export interface RankTraceFacts {
    * core spins, so a collective's CPU includes its rounds.
    */
   smallestCallCpu: Map<number, number>;
+  /** Regions whose calls were collectives: their smallest above is less their rounds on the traced network. */
+  collectiveRegions: Set<number>;
   /**
    * With TraceOpsOptions.sampleGaps: CPU seconds of short gaps between calls (under
    * REAL_READ_AFTER_SECONDS of wall time), split by whether the recorder really read the CPU
@@ -132,7 +134,7 @@ export function cpuTimeMetrics(archive: Otf2Archive): Set<number> {
 
 /** A rank's operations, read from its event file as the engine asks for them. */
 export class Otf2RankStream implements RankStream {
-  readonly facts: RankTraceFacts = { firstSeconds: NaN, lastSeconds: NaN, suspendedSeconds: 0, smallestCallCpu: new Map(), anySourceReceives: 0 };
+  readonly facts: RankTraceFacts = { firstSeconds: NaN, lastSeconds: NaN, suspendedSeconds: 0, smallestCallCpu: new Map(), collectiveRegions: new Set(), anySourceReceives: 0 };
   /** Skipped or unusable records, counted by reason. */
   readonly skipped = new Map<string, number>();
   private readonly reader: ev.Otf2EventReader;
@@ -526,6 +528,7 @@ export class Otf2RankStream implements RankStream {
     if (cpuSeconds > 0) {
       let work = cpuSeconds;
       if (this.options.unavoidableSeconds) for (let i = 0; i < count; i++) work -= this.options.unavoidableSeconds(ops[i]);
+      if (count > 0 && ops[0].kind === OpKind.Collective) this.facts.collectiveRegions.add(call.id);
       work = Math.max(0, work);
       if (!(work >= call.smallestSeen)) {
         call.smallestSeen = work;

@@ -27,6 +27,11 @@ export interface RankLocation {
    * the recorder's converter (absent where it counted none, and in other tools' traces).
    */
   anySourceReceives?: number;
+  /**
+   * `causal_lens:smallest_call_cpu_ns`: per MPI region name, the smallest CPU seconds of one call
+   * over the whole run, found by the recorder's converter (absent in other tools' traces).
+   */
+  smallestCallCpu?: Map<string, number>;
   eventFile: string;
   local: LocalDefinitions;
 }
@@ -80,18 +85,34 @@ export function openOtf2Archive(anchorPath: string): Otf2Archive {
     const host = archive.defs.systemTreeNodes.get(group?.systemTreeParent ?? UNDEFINED)?.name ?? '';
     const props = archive.defs.locationProperties.get(location);
     const anySource = Number(props?.get('causal_lens:any_source_receives'));
+    const smallestText = props?.get('causal_lens:smallest_call_cpu_ns');
+    const smallest = smallestText === undefined ? undefined : parseSmallestCallCpu(smallestText);
+    if (smallest === null) archive.problems.push({ file: defsPath, offset: 0, message: `location ${location}: causal_lens:smallest_call_cpu_ns "${smallestText!.slice(0, 80)}" is not NAME=NANOSECONDS,...; ignored` });
     return {
       rank,
       location,
       host,
       cpuSet: props?.get('causal_lens:cpu_set'),
       ...(anySource > 0 ? { anySourceReceives: anySource } : {}),
+      ...(smallest ? { smallestCallCpu: smallest } : {}),
       eventFile: path.join(base, `${location}.evt`),
       local,
     };
   });
   if (archive.ranks.length === 0) archive.fatal = `${defsPath}: no MPI process locations defined`;
   return archive;
+}
+
+/** "MPI_Send=66,MPI_Recv=28" (nanoseconds) → seconds by region name; null when malformed. */
+export function parseSmallestCallCpu(text: string): Map<string, number> | null {
+  const smallest = new Map<string, number>();
+  if (text === '') return smallest;
+  for (const entry of text.split(',')) {
+    const m = /^([A-Za-z_][A-Za-z0-9_]*)=(\d+)$/.exec(entry);
+    if (!m) return null;
+    smallest.set(m[1], Number(m[2]) / 1e9);
+  }
+  return smallest;
 }
 
 /** Ranks in order: the MPI COMM_LOCATIONS group when present, else process locations by id. */
