@@ -149,3 +149,22 @@ test("the recorder's smallest call CPU property: nanoseconds by region name, or 
   assert.deepEqual([...parseSmallestCallCpu('')!], []);
   for (const bad of ['MPI_Send', 'MPI_Send=', 'MPI_Send=-3', 'MPI_Send=1.5', '=4', 'MPI_Send=4,,MPI_Recv=2', 'MPI Send=4']) assert.equal(parseSmallestCallCpu(bad), null, bad);
 });
+
+test('a damaged smallest call CPU property is a problem naming the definitions file and its record; the rest of the rank reads', async () => {
+  const summary = await recordTrace({ np: 2, outDir: path.join(WORK, 'smallest-damaged'), program: path.join(MPI_BUILD, 'latency'), args: ['50'] });
+  const defsPath = summary.archive.replace(/\.otf2$/, '.def');
+  const bytes = fs.readFileSync(defsPath);
+  const at = bytes.indexOf('MPI_Send=');
+  assert.ok(at > 0, 'the converter wrote the property');
+  bytes[at + 'MPI_Send'.length] = '#'.charCodeAt(0);
+  fs.writeFileSync(defsPath, new Uint8Array(bytes));
+  const archive = openOtf2Archive(summary.archive);
+  assert.equal(archive.problems.length, 1, JSON.stringify(archive.problems));
+  const [problem] = archive.problems;
+  assert.equal(problem.file, defsPath);
+  // Strings come first: the property's record follows its value's string.
+  assert.ok(problem.offset > at && problem.offset < bytes.length, `the property's record (${problem.offset}), after its string (${at})`);
+  assert.match(problem.message, /^location \d+: causal_lens:smallest_call_cpu_ns ".*MPI_Send#\d+.*" is not NAME=NANOSECONDS,\.\.\.; ignored$/);
+  assert.equal(archive.ranks.filter((rank) => rank.smallestCallCpu === undefined).length, 1, 'only the damaged rank loses it');
+  assert.ok(archive.ranks.every((rank) => rank.cpuSet !== undefined));
+});

@@ -87,7 +87,10 @@ export function openOtf2Archive(anchorPath: string): Otf2Archive {
     const anySource = Number(props?.get('causal_lens:any_source_receives'));
     const smallestText = props?.get('causal_lens:smallest_call_cpu_ns');
     const smallest = smallestText === undefined ? undefined : parseSmallestCallCpu(smallestText);
-    if (smallest === null) archive.problems.push({ file: defsPath, offset: 0, message: `location ${location}: causal_lens:smallest_call_cpu_ns "${smallestText!.slice(0, 80)}" is not NAME=NANOSECONDS,...; ignored` });
+    if (smallest === null) {
+      const offset = archive.defs.locationPropertyOffsets.get(location)?.get('causal_lens:smallest_call_cpu_ns') ?? 0;
+      archive.problems.push({ file: defsPath, offset, message: `location ${location}: causal_lens:smallest_call_cpu_ns "${smallestText!.slice(0, 80)}" is not NAME=NANOSECONDS,...; ignored` });
+    }
     return {
       rank,
       location,

@@ -62,6 +62,8 @@ export interface GlobalDefinitions {
   metricClasses: Map<number, number[]>;
   /** Per location, property name → string value (LocationProperty). */
   locationProperties: Map<number, Map<string, string>>;
+  /** Per location, property name → the byte offset of its record (for a problem in its value). */
+  locationPropertyOffsets: Map<number, Map<string, number>>;
   /** Record ids skipped because this reader does not use them, with counts. */
   skipped: Map<number, number>;
 }
@@ -136,6 +138,7 @@ export function emptyGlobalDefinitions(): GlobalDefinitions {
     metricMembers: new Map(),
     metricClasses: new Map(),
     locationProperties: new Map(),
+    locationPropertyOffsets: new Map(),
     skipped: new Map(),
   };
 }
@@ -251,6 +254,7 @@ export function parseGlobalDefinitions(bytes: Uint8Array, chunkSize: number, fil
       }
       case 29: {
         // LocationProperty: location, name, string value (kept for old readers), then type and value
+        const at = c.pos;
         const location = c.uint();
         const nameId = c.uint();
         let valueId = c.uint();
@@ -263,8 +267,14 @@ export function parseGlobalDefinitions(bytes: Uint8Array, chunkSize: number, fil
         }
         let props = defs.locationProperties.get(location);
         if (!props) defs.locationProperties.set(location, (props = new Map()));
-        const target = props;
-        pendingNames.push(() => target.set(defs.strings.get(nameId) ?? `<string ${nameId}>`, number !== undefined ? String(number) : defs.strings.get(valueId) ?? ''));
+        let offsets = defs.locationPropertyOffsets.get(location);
+        if (!offsets) defs.locationPropertyOffsets.set(location, (offsets = new Map()));
+        const [target, offsetsOf] = [props, offsets];
+        pendingNames.push(() => {
+          const propertyName = defs.strings.get(nameId) ?? `<string ${nameId}>`;
+          target.set(propertyName, number !== undefined ? String(number) : defs.strings.get(valueId) ?? '');
+          offsetsOf.set(propertyName, at);
+        });
         return;
       }
       default:
