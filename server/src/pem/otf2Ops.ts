@@ -86,7 +86,7 @@ export interface RankTraceFacts {
    * core spins, so a collective's CPU includes its rounds.
    */
   smallestCallCpu: Map<number, number>;
-  /** Regions whose calls were collectives: their smallest above is less their rounds on the traced network. */
+  /** With TraceOpsOptions.unavoidableSeconds: regions whose calls were collectives (their smallest above is less their rounds). */
   collectiveRegions: Set<number>;
   /**
    * With TraceOpsOptions.sampleGaps: CPU seconds of short gaps between calls (under
@@ -527,8 +527,10 @@ export class Otf2RankStream implements RankStream {
     // A call whose CPU clock did not advance says nothing about the tracer's cost.
     if (cpuSeconds > 0) {
       let work = cpuSeconds;
-      if (this.options.unavoidableSeconds) for (let i = 0; i < count; i++) work -= this.options.unavoidableSeconds(ops[i]);
-      if (count > 0 && ops[0].kind === OpKind.Collective) this.facts.collectiveRegions.add(call.id);
+      if (this.options.unavoidableSeconds) {
+        for (let i = 0; i < count; i++) work -= this.options.unavoidableSeconds(ops[i]);
+        if (count > 0 && ops[0].kind === OpKind.Collective) this.facts.collectiveRegions.add(call.id);
+      }
       work = Math.max(0, work);
       if (!(work >= call.smallestSeen)) {
         call.smallestSeen = work;

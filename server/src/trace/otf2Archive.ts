@@ -84,13 +84,17 @@ export function openOtf2Archive(anchorPath: string): Otf2Archive {
     const group = archive.defs.locationGroups.get(archive.defs.locations.get(location)?.group ?? UNDEFINED);
     const host = archive.defs.systemTreeNodes.get(group?.systemTreeParent ?? UNDEFINED)?.name ?? '';
     const props = archive.defs.locationProperties.get(location);
-    const anySource = Number(props?.get('causal_lens:any_source_receives'));
+    // A property the recorder's converter writes that does not read is named, not dropped.
+    const unreadable = (name: string, expected: string) => {
+      const offset = archive.defs.locationPropertyOffsets.get(location)?.get(name) ?? 0;
+      archive.problems.push({ file: defsPath, offset, message: `location ${location}: ${name} "${props!.get(name)!.slice(0, 80)}" is not ${expected}; ignored` });
+    };
+    const anySourceText = props?.get('causal_lens:any_source_receives');
+    const anySource = Number(anySourceText);
+    if (anySourceText !== undefined && !(Number.isInteger(anySource) && anySource >= 0)) unreadable('causal_lens:any_source_receives', 'a count');
     const smallestText = props?.get('causal_lens:smallest_call_cpu_ns');
     const smallest = smallestText === undefined ? undefined : parseSmallestCallCpu(smallestText);
-    if (smallest === null) {
-      const offset = archive.defs.locationPropertyOffsets.get(location)?.get('causal_lens:smallest_call_cpu_ns') ?? 0;
-      archive.problems.push({ file: defsPath, offset, message: `location ${location}: causal_lens:smallest_call_cpu_ns "${smallestText!.slice(0, 80)}" is not NAME=NANOSECONDS,...; ignored` });
-    }
+    if (smallest === null) unreadable('causal_lens:smallest_call_cpu_ns', 'NAME=NANOSECONDS,...');
     return {
       rank,
       location,
