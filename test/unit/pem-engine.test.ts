@@ -610,3 +610,22 @@ test("a rank waiting on a core that a computing rank holds gets it back at the s
   // Rank 2's node has rank 3 waiting and nobody computing: the reply is there at once.
   close(echo.finishSeconds[2], 4, 'its node is not busy');
 });
+
+test('a rank waiting on a core that several computing ranks hold gets it back after each of them has had a turn, ended by its call or the tick', () => {
+  // Rank 1 waits on node 0's one core, where ranks 0 and 3 compute; rank 2, alone on node 1, sends to it at 1.
+  const queued = (computeOfRank0: number, schedulerTickSeconds: number) =>
+    run(
+      [
+        [op(OpKind.Recv, { compute: computeOfRank0, peer: 2, tag: 1 }), op(OpKind.End)],
+        [op(OpKind.Recv, { peer: 2 }), op(OpKind.End)],
+        [op(OpKind.Send, { compute: 1, peer: 1 }), op(OpKind.Send, { peer: 0, tag: 1 }), op(OpKind.End)],
+        [op(OpKind.End, { compute: 30 })],
+      ],
+      [0, 0, 1, 0],
+      [1, 1],
+      { ...INSTANT, schedulerTickSeconds },
+    ).result;
+  close(queued(30, 4).finishSeconds[1], 8, 'two turns: the ticks at 4 and 8');
+  // Sharing the core with rank 3, rank 0 reaches its call at 3 (1.5 of CPU); rank 3's turn ends at the tick.
+  close(queued(1.5, 10).finishSeconds[1], 10, "rank 0's call, then the tick at 10");
+});

@@ -437,6 +437,8 @@ export class PemEngine {
   private readonly connectedAt = new Map<number, number>();
   /** EngineNetwork.schedulerTickSeconds, or 0. */
   private readonly tick: number;
+  /** Scratch for turnsWait. */
+  private readonly earliestFinishes: number[] = [];
   /** Messages made so far (Message.seq), and receives posted (PostedRecv.seq). */
   private sends = 0;
   private posts = 0;
@@ -479,9 +481,13 @@ export class PemEngine {
 
   /**
    * The extra wait of a message sent at `time` for `rank`, waiting in a call, whose node's cores
-   * are all held by computing ranks: a polling rank yields its core, and gets it back only at the
-   * scheduler's next tick (EngineNetwork.schedulerTickSeconds), or sooner when a computing rank
-   * of the node reaches its next call. Ticks fall at multiples of the tick from the run's start,
+   * are all held by computing ranks: a polling rank yields its core and queues behind them, round
+   * robin. A computing rank's turn ends at the scheduler's next tick
+   * (EngineNetwork.schedulerTickSeconds) or when it reaches its next call, and the waiting rank
+   * gets a core once every computing rank beyond the node's cores has had its turn (at least one
+   * turn: a sender on the same node hands over its own when it waits next). Measured in 8/2 traces
+   * of master_worker: a reply reaching a core where three ranks compute waits through up to three
+   * of their calls (docs/pem.md). Ticks fall at multiples of the tick from the run's start,
    * on every core at once: a reply sent by a rank that just got its core at a tick reaches a
    * busy core right after one and waits a whole tick, as in the runs (a ping-pong against a
    * spinning process takes one tick per round trip).
@@ -495,9 +501,51 @@ export class PemEngine {
     if (peer.node === rank.node && peer.status === COMPUTING && !peer.resuming) computing--;
     if (computing < node.cores) return 0;
     node.advance(time);
+    const turns = Math.max(1, computing - node.cores + 1 - (peer.node === rank.node ? 1 : 0));
+    return this.turnsWait(node, time, turns);
+  }
+
+  /**
+   * How long after `time` the `turns`-th turn on `node` ends: turns end at its running ranks'
+   * finishes (under processor sharing, at the rate left as each finishes) or at the scheduler's ticks.
+   */
+  private turnsWait(node: NodeState, time: number, turns: number): number {
+    const firstTick = this.tick - (time % this.tick);
     const rate = node.rate();
-    const untilCall = rate > 0 ? Math.max(0, node.nextFinish() - node.served) / rate : Infinity;
-    return Math.min(untilCall, this.tick - (time % this.tick));
+    if (turns === 1) return Math.min(firstTick, rate > 0 ? Math.max(0, node.nextFinish() - node.served) / rate : Infinity);
+    // The `turns` earliest finishes (in CPU served since the origin), in order.
+    const finishes = this.earliestFinishes;
+    finishes.length = 0;
+    for (const served of node.heapServed) {
+      if (finishes.length === turns && finishes[turns - 1] <= served) continue;
+      if (finishes.length < turns) finishes.push(served);
+      else finishes[turns - 1] = served;
+      for (let k = finishes.length - 1; k > 0 && finishes[k - 1] > finishes[k]; k--) {
+        const later = finishes[k - 1];
+        finishes[k - 1] = finishes[k];
+        finishes[k] = later;
+      }
+    }
+    // The cores its running ranks share (one may be the network stack's).
+    const cores = rate * node.running;
+    let wait = 0;
+    let finished = 0;
+    let servedEach = 0;
+    let nextTick = firstTick;
+    for (let turn = 0; turn < turns; turn++) {
+      const running = node.running - finished;
+      const shareRate = running <= cores ? 1 : cores / running;
+      const untilFinish = finished < finishes.length && shareRate > 0 ? wait + Math.max(0, finishes[finished] - node.served - servedEach) / shareRate : Infinity;
+      if (nextTick <= untilFinish) {
+        servedEach += (nextTick - wait) * shareRate;
+        wait = nextTick;
+        nextTick += this.tick;
+      } else {
+        servedEach = finishes[finished++] - node.served;
+        wait = untilFinish;
+      }
+    }
+    return wait;
   }
 
   /** The network stack's work for `share` of one message of `bytes` between nodes: queued for `node` at `time`. */
