@@ -163,7 +163,7 @@ export class Otf2RankStream implements RankStream {
   private regionSends = false;
   private regionRecvs = false;
   private regionCompletions: number[] = [];
-  /** Of regionCompletions, the sends'. */
+  /** Of regionCompletions, the sends' (copied wherever kept: emptied at each call). */
   private regionSendCompletions: number[] = [];
   /** Send completions an MPI_Waitsome-like call of the trace took that the replay leaves to the rank's next wait. */
   private carriedSends: number[] = [];
@@ -359,7 +359,7 @@ export class Otf2RankStream implements RankStream {
         this.regionStartCpu = this.cpu;
         // closeRegion empties `region`; completions are handed to their wait, so a new list only after some.
         if (this.regionCompletions.length > 0) this.regionCompletions = [];
-        if (this.regionSendCompletions.length > 0) this.regionSendCompletions = [];
+        this.regionSendCompletions.length = 0;
         this.regionCommunicates = false;
         if (this.regionReceives.length > 0) this.regionReceives.length = 0;
         return;
