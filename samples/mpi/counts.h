@@ -2,21 +2,29 @@
  * program did: one line per rank at the end, "counts rank=R send=.. isend=.. recv=.. irecv=.. coll=..",
  * matching the OTF2 records MpiSend, MpiIsend, MpiRecv, MpiIrecv and MpiCollectiveEnd; and
  * "elapsed rank=R seconds=S", the rank's time from mark_start() (right after MPI_Init) to then,
- * which the benches compare with and without the recorder. */
+ * which the benches compare with and without the recorder; and "started rank=R monotonic=S", when
+ * mark_start() ran on the machine's monotonic clock (ranks sharing a core start ticks apart). */
 #ifndef SAMPLES_MPI_COUNTS_H
 #define SAMPLES_MPI_COUNTS_H
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 static long n_send, n_isend, n_recv, n_irecv, n_coll;
-static double started_at;
+static double started_at, started_monotonic;
 
-static inline void mark_start(void) { started_at = MPI_Wtime(); }
+static inline void mark_start(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  started_monotonic = (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+  started_at = MPI_Wtime();
+}
 
 static inline void report_counts(int rank) {
   double elapsed = MPI_Wtime() - started_at;
   printf("elapsed rank=%d seconds=%.6f\n", rank, elapsed);
+  printf("started rank=%d monotonic=%.9f\n", rank, started_monotonic);
   printf("counts rank=%d send=%ld isend=%ld recv=%ld irecv=%ld coll=%ld\n", rank, n_send, n_isend, n_recv, n_irecv,
          n_coll);
   fflush(stdout);
