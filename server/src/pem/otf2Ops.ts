@@ -566,22 +566,17 @@ export class Otf2RankStream implements RankStream {
    * The requests a call's wait waits for in the replay. MPI_Waitsome and its kin return once one
    * request is done, and a program calls them when it must free one (the pipeline's send slots),
    * so the sends such a call found done in the trace say how far the run had come, not what the
-   * program waited for: the replay waits for the oldest send left (earlier calls' first), and
-   * leaves the others to the rank's next wait. Receives are waited for, as the program goes on to
-   * use them. Rank 0 of the pipeline completes 2.95 sends per MPI_Waitsome at 2/1, 1.01 at 2/2.
+   * program waited for: the replay waits for the oldest of them, and leaves the others to the
+   * rank's next wait, which waits for them too (by then the program reuses their slots), so no
+   * more than one call's sends are ever left over. Receives are waited for, as the program goes
+   * on to use them. Rank 0 of the pipeline completes 2.95 sends per MPI_Waitsome at 2/1, 1.01 at 2/2.
    */
   private waitedRequests(call: MpiRegion): number[] {
     const carried = this.carriedSends;
-    if (call.any && this.regionSendCompletions.length > 0) {
-      const sends = this.regionSendCompletions;
-      if (sends.length === this.regionCompletions.length) {
-        const oldestFirst = carried.length > 0 ? [...carried, ...sends] : sends;
-        this.carriedSends = oldestFirst.slice(1);
-        return [oldestFirst[0]];
-      }
-      const done = new Set(sends);
-      this.carriedSends = [...carried, ...sends];
-      return this.regionCompletions.filter((request) => !done.has(request));
+    const sends = this.regionSendCompletions;
+    if (call.any && sends.length > 0 && sends.length === this.regionCompletions.length) {
+      this.carriedSends = sends.slice(1);
+      return carried.length > 0 ? [...carried, sends[0]] : [sends[0]];
     }
     if (carried.length === 0) return this.regionCompletions;
     this.carriedSends = [];
