@@ -16,6 +16,7 @@ import { lowQuantile, predictScenarios, rankStartSeconds, takeRecordedSmallest }
 import { communicatorRanks, openOtf2Archive, openRankEvents } from '../../server/src/trace/otf2Archive';
 import { EV_BUFFER_FLUSH, EV_ENTER, EV_LEAVE, EV_METRIC, EV_MPI_COLLECTIVE_END, EV_MPI_IRECV, EV_MPI_IRECV_REQUEST, EV_MPI_ISEND, EV_MPI_ISEND_COMPLETE, EV_MPI_RECV, EV_MPI_SEND } from '../../server/src/trace/otf2Events';
 import { cpuTimeMetrics, Otf2RankStream } from '../../server/src/pem/otf2Ops';
+import { mapPlacement, samePlacement, spreadPlacement, tracedPlacement } from '../../server/src/pem/scenario';
 import { OpKind } from '../../server/src/pem/ops';
 
 const MPI_BUILD = path.join(os.tmpdir(), 'causal-lens-mpi-build');
@@ -436,11 +437,17 @@ test("an MPI_Waitsome waits in the replay for the oldest send it found done, lea
   assert.ok(waits.every((requests) => requests.length <= 2 * mostPerCall), `requests per wait: ${waits.map((requests) => requests.length).join(' ')}`);
 });
 
-test("each rank starts at its first event after the earliest one (of the trace that gives the computations), or, without the tracer (whose start-up delays them), all at once", () => {
-  assert.deepEqual(rankStartSeconds([2.5, 2, NaN, 2.25], false), [0.5, 0, 0, 0.25]);
-  assert.deepEqual(rankStartSeconds([2.5, 2, NaN, 2.25], true), [0, 0, 0, 0]);
-  assert.deepEqual(rankStartSeconds([2.5, 2, NaN, 2.25], false, [1, 1.5, 1.25, NaN]), [0, 0.5, 0.25, 0], "with another trace's computations, its run's starts");
-  assert.deepEqual(rankStartSeconds([2.5, 2, NaN, 2.25], true, [1, 1.5, 1.25, NaN]), [0, 0, 0, 0]);
+test("each rank starts at its first event after the earliest one when the prediction is of that run's placement (ranks sharing a core leave MPI_Init apart, traced or not), else all at once", () => {
+  assert.deepEqual(rankStartSeconds([2.5, 2, NaN, 2.25], true), [0.5, 0, 0, 0.25]);
+  assert.deepEqual(rankStartSeconds([2.5, 2, NaN, 2.25], false), [0, 0, 0, 0]);
+  // Four ranks pinned two by two, as the validation's 4/2 runs are.
+  const traced = tracedPlacement([0, 1, 2, 3].map((rank) => ({ rank, host: 'h', cpuSet: rank < 2 ? '0' : '1' })));
+  assert.ok(samePlacement(spreadPlacement(4, 2, false, 1), traced));
+  assert.ok(samePlacement(mapPlacement([1, 1, 0, 0], 4, 1, 'map'), traced), 'node numbers aside');
+  assert.ok(!samePlacement(spreadPlacement(4, 2, true, 1), traced), 'cyclic groups other ranks');
+  assert.ok(!samePlacement(spreadPlacement(4, 1, false, 1), traced));
+  assert.ok(!samePlacement(spreadPlacement(4, 2, false, 2), traced), 'nodes of two cores');
+  assert.ok(!samePlacement(mapPlacement([0, 0, 1, 2], 4, 1, 'map'), traced));
 });
 
 test("a run's traced time ends where its last rank enters MPI_Finalize (the recorder's closing barrier and writes are inside it), less the suspensions", async () => {

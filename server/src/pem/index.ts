@@ -11,7 +11,7 @@ import { computeTraceMismatch, describeComputeMatches, matchRankCompute, poolCom
 import { dealTasks, findDealers } from './dealing';
 import { cpuTimeMetrics, Otf2RankStream, TraceOpsOptions } from './otf2Ops';
 import { OpKind, PemOp, RankStream } from './ops';
-import { engineNetwork, mapPlacement, parseMapText, Placement, ScenarioError, spreadPlacement, tracedPlacement } from './scenario';
+import { engineNetwork, mapPlacement, parseMapText, Placement, samePlacement, ScenarioError, spreadPlacement, tracedPlacement } from './scenario';
 
 /** One scenario; absent parts keep the traced configuration (same shape as the panel's WhatIfScenarioSpec). */
 export interface ScenarioSpec {
@@ -191,7 +191,7 @@ export async function predictScenarios(
         coresPerNode: placement.coresPerNode,
         network: engineNetwork(table, traced),
         communicators,
-        startSeconds: rankStartSeconds(streams.map((st) => st.facts.firstSeconds), options.eventCostSeconds !== undefined, computeFirstSeconds),
+        startSeconds: rankStartSeconds(computeFirstSeconds ?? streams.map((st) => st.facts.firstSeconds), samePlacement(placement, tracedPlacement((computeArchive ?? archive).ranks))),
       });
       while (!engine.run(SLICE)) {
         if (cancel?.()) throw new CancelledError();
@@ -224,18 +224,18 @@ export async function predictScenarios(
 }
 
 /**
- * Each rank's start, seconds after the earliest first event (0 for a rank without events). The
- * recorder's start-up after MPI_Init (a communicator, a barrier, its files, its clock-offset
- * ping-pongs) delays each rank's first event differently, by up to 47 ms of a 200 ms run with 4
- * ranks on a core: a replay of the traced run keeps those starts, a prediction without the tracer
- * starts every rank at once (MPI_Init ends with every rank there). With the computations of
- * another trace (`computeFirstSeconds`, its ranks' first events) the starts are that run's: they
- * depend on its placement (ranks sharing a core take turns), as its computations do.
+ * Each rank's start, seconds after the earliest first event (0 for a rank without events), when
+ * `samePlacement` (the run whose first events these are had the predicted placement); else every
+ * rank starts at once. Ranks sharing a core leave MPI_Init apart, as the scheduler hands the core
+ * over (one 4 ms tick after another for halo, up to 37 ms with 8 ranks on a core; a few ms for
+ * the pipeline), with or without the tracer: untraced runs print their starts (`started`), and
+ * they spread as far as the traced runs' first events. So the starts belong to the placement:
+ * a prediction of the run's own placement keeps them, with the tracer or without; another
+ * placement's are not known.
  */
-export function rankStartSeconds(firstSeconds: readonly number[], withoutTracer: boolean, computeFirstSeconds?: readonly number[]): number[] {
-  const starts = computeFirstSeconds ?? firstSeconds;
-  const origin = Math.min(...starts.filter(Number.isFinite));
-  return starts.map((first) => (!withoutTracer && Number.isFinite(first) ? first - origin : 0));
+export function rankStartSeconds(firstSeconds: readonly number[], samePlacement: boolean): number[] {
+  const origin = Math.min(...firstSeconds.filter(Number.isFinite));
+  return firstSeconds.map((first) => (samePlacement && Number.isFinite(first) ? first - origin : 0));
 }
 
 /** Operations per rank read by the first pass: enough for the smallest values, long before the end. */

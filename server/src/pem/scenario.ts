@@ -28,7 +28,7 @@ export function cpuCount(cpuSet: string | undefined): number | undefined {
   return count;
 }
 
-export function tracedPlacement(ranks: readonly RankLocation[], cores?: number): Placement {
+export function tracedPlacement(ranks: readonly Pick<RankLocation, 'rank' | 'host' | 'cpuSet'>[], cores?: number): Placement {
   const nodeIds = new Map<string, number>();
   const nodeOf: number[] = [];
   const coresPerNode: number[] = [];
@@ -47,6 +47,20 @@ export function tracedPlacement(ranks: readonly RankLocation[], cores?: number):
   }
   const resolved = coresPerNode.map((c, node) => (c > 0 ? c : ranksPerNode[node]));
   return { label: `traced (${ranks.length}/${nodeIds.size})`, nodeOf, coresPerNode: resolved };
+}
+
+/** Whether two placements put the same ranks together on nodes of the same core counts (node numbers aside). */
+export function samePlacement(a: Placement, b: Placement): boolean {
+  if (a.nodeOf.length !== b.nodeOf.length) return false;
+  const nodeInB = new Map<number, number>();
+  for (let rank = 0; rank < a.nodeOf.length; rank++) {
+    const node = a.nodeOf[rank];
+    const paired = nodeInB.get(node);
+    if (paired === undefined) nodeInB.set(node, b.nodeOf[rank]);
+    else if (paired !== b.nodeOf[rank]) return false;
+    if (a.coresPerNode[node] !== b.coresPerNode[b.nodeOf[rank]]) return false;
+  }
+  return new Set(nodeInB.values()).size === nodeInB.size;
 }
 
 export function spreadPlacement(ranks: number, nodes: number, cyclic: boolean, cores: number): Placement {
