@@ -15,6 +15,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const require = createRequire(import.meta.url);
 const { openOtf2Archive, openRankEvents } = require(path.join(root, 'out/server/src/trace/otf2Archive.js'));
 const ev = require(path.join(root, 'out/server/src/trace/otf2Events.js'));
+const { cpuTimeMetrics } = require(path.join(root, 'out/server/src/pem/otf2Ops.js'));
 
 const WAITING = /^MPI_(Recv|Wait.*|Test.*|Barrier|Allreduce|Reduce|Alltoallv?|Sendrecv)$/;
 
@@ -28,6 +29,12 @@ for (const trace of traces) {
   const archive = openOtf2Archive(trace);
   if (archive.fatal) {
     process.stderr.write(`${archive.fatal}\n`);
+    process.exitCode = 1;
+    continue;
+  }
+  const cpuMetrics = cpuTimeMetrics(archive);
+  if (cpuMetrics.size === 0) {
+    process.stderr.write(`${trace}: no CPU_TIME metric (the recorder's; a Score-P trace has none): nothing to measure\n`);
     process.exitCode = 1;
     continue;
   }
@@ -46,7 +53,7 @@ for (const trace of traces) {
     let wall = 0;
     let spent = 0;
     while (reader.next()) {
-      if (reader.type === ev.EV_METRIC && reader.metricValues.length > 0) {
+      if (reader.type === ev.EV_METRIC && cpuMetrics.has(reader.metric) && reader.metricValues.length > 0) {
         cpu = reader.metricValues[0];
         if (Number.isNaN(firstCpu)) firstCpu = cpu;
       } else if (reader.type === ev.EV_ENTER) {
