@@ -629,3 +629,22 @@ test('a rank waiting on a core that several computing ranks hold gets it back af
   // Sharing the core with rank 3, rank 0 reaches its call at 3 (1.5 of CPU); rank 3's turn ends at the tick.
   close(queued(1.5, 10).finishSeconds[1], 10, "rank 0's call, then the tick at 10");
 });
+
+test('a rank polling in a loop takes its core for a poll at each turn: a share of its poll over the computation between blocking calls', () => {
+  // Node 0 has one core for ranks 0 and 1; rank 2 on node 1 sends to 0 at 1 and to 1 at 51.
+  // Rank 0 blocks at 0, then computes 8 from 1; rank 1 computes 2 (at half speed from 1, done
+  // at 3), then waits in a loop of polls of 0.5. By then the node computed 2 over 2 blocking
+  // calls, so the poller weighs 0.5 / (2 / 2) = 0.5 against rank 0's 1: rank 0's 7 left take
+  // 7 × 1.5 = 10.5, to 13.5; without the loop they take 7, to 10.
+  const workload = (pollInterval?: number) => [
+    [op(OpKind.Recv, { peer: 2 }), op(OpKind.End, { compute: 8 })],
+    [op(OpKind.Irecv, { compute: 2, peer: 2, request: 1 }), op(OpKind.Wait, { requests: [1], ...(pollInterval ? { pollInterval } : {}) }), op(OpKind.End)],
+    [op(OpKind.Send, { compute: 1, peer: 0 }), op(OpKind.Send, { compute: 50, peer: 1 }), op(OpKind.End)],
+  ];
+  const polling = run(workload(0.5), [0, 0, 1], [1, 1], INSTANT);
+  close(polling.result.finishSeconds[0], 13.5, 'the computing rank beside the poller');
+  close(polling.result.finishSeconds[1], 51, 'the poller, when its message comes');
+  const blocked = run(workload(), [0, 0, 1], [1, 1], INSTANT);
+  close(blocked.result.finishSeconds[0], 10, 'the computing rank beside a blocked rank');
+  close(blocked.result.finishSeconds[1], 51, 'the blocked rank');
+});

@@ -12,17 +12,12 @@
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { openedTraces } from './trace-args.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(import.meta.url);
-const { openOtf2Archive, openRankEvents } = require(path.join(root, 'out/server/src/trace/otf2Archive.js'));
+const { openRankEvents } = require(path.join(root, 'out/server/src/trace/otf2Archive.js'));
 const ev = require(path.join(root, 'out/server/src/trace/otf2Events.js'));
-
-const traces = process.argv.slice(2);
-if (traces.length === 0) {
-  process.stderr.write('usage: node validation/pem/barriers.mjs TRACE.otf2...\n');
-  process.exit(2);
-}
 
 const mean = (values) => values.reduce((sum, v) => sum + v, 0) / values.length;
 const us = (seconds) => `${(seconds * 1e6).toFixed(1)} µs`;
@@ -50,13 +45,7 @@ function barrierTimes(archive, rank, barrier) {
   return { entries, exits };
 }
 
-for (const trace of traces) {
-  const archive = openOtf2Archive(trace);
-  if (archive.fatal) {
-    process.stderr.write(`${archive.fatal}\n`);
-    process.exitCode = 1;
-    continue;
-  }
+for (const { trace, archive } of openedTraces('barriers.mjs')) {
   const barrier = [...archive.defs.regions].find(([, name]) => name === 'MPI_Barrier')?.[0];
   if (barrier === undefined) {
     process.stdout.write(`${trace}: no MPI_Barrier region\n`);

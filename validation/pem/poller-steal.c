@@ -2,10 +2,12 @@
  * take CPU from processes computing on the same core? docs/pem.md ("a lead on the N/2
  * shortfalls") has what this measured.
  *
- *   gcc -O2 -o /tmp/poller-steal validation/pem/poller-steal.c && /tmp/poller-steal POLLERS [WORK] [COMPUTERS]
+ *   gcc -O2 -o /tmp/poller-steal validation/pem/poller-steal.c && /tmp/poller-steal POLLERS [WORK] [COMPUTERS] [SPIN]
  *
- * On CPU 0: POLLERS processes that only yield, and COMPUTERS processes that each compute WORK
- * iterations (1e8: about 0.27 s here). Prints the wall time until the computing ones are done. */
+ * On CPU 0: POLLERS processes that yield, each after SPIN iterations of work (0: only yield;
+ * the pipeline sample's spin_work(2) between its MPI_Test calls is 2000), and COMPUTERS processes
+ * that each compute WORK iterations (1e8: about 0.27 s here). Prints the wall time until the
+ * computing ones are done. */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <signal.h>
@@ -27,7 +29,8 @@ int main(int argc, char **argv) {
   int pollers = argc > 1 ? atoi(argv[1]) : 1;
   long work = argc > 2 ? atol(argv[2]) : 100000000;
   int computers = argc > 3 ? atoi(argv[3]) : 1;
-  if (pollers < 0 || pollers > MAX_PROCESSES || computers < 1 || computers > MAX_PROCESSES) {
+  long spin = argc > 4 ? atol(argv[4]) : 0;
+  if (pollers < 0 || pollers > MAX_PROCESSES || computers < 1 || computers > MAX_PROCESSES || spin < 0) {
     fprintf(stderr, "poller-steal: 0-%d pollers and 1-%d computing processes\n", MAX_PROCESSES, MAX_PROCESSES);
     return 2;
   }
@@ -41,7 +44,11 @@ int main(int argc, char **argv) {
   pid_t polling[MAX_PROCESSES], computing[MAX_PROCESSES];
   for (int i = 0; i < pollers; i++) {
     if ((polling[i] = fork()) == 0) {
-      for (;;) sched_yield();
+      volatile double y = 1.0;
+      for (;;) {
+        for (long k = 0; k < spin; k++) y = y * 1.0000001 + 1e-9;
+        sched_yield();
+      }
     }
   }
   double start = now();
@@ -57,6 +64,6 @@ int main(int argc, char **argv) {
   for (int i = 0; i < pollers; i++) kill(polling[i], SIGKILL);
   while (wait(NULL) > 0) {
   }
-  printf("pollers %d computing %d seconds %.4f\n", pollers, computers, seconds);
+  printf("pollers %d spin %ld computing %d seconds %.4f\n", pollers, spin, computers, seconds);
   return 0;
 }

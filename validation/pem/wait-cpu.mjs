@@ -10,28 +10,17 @@
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { openedTraces } from './trace-args.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(import.meta.url);
-const { openOtf2Archive, openRankEvents } = require(path.join(root, 'out/server/src/trace/otf2Archive.js'));
+const { openRankEvents } = require(path.join(root, 'out/server/src/trace/otf2Archive.js'));
 const ev = require(path.join(root, 'out/server/src/trace/otf2Events.js'));
 const { cpuTimeMetrics } = require(path.join(root, 'out/server/src/pem/otf2Ops.js'));
 
 const WAITING = /^MPI_(Recv|Wait.*|Test.*|Barrier|Allreduce|Reduce|Alltoallv?|Sendrecv)$/;
 
-const traces = process.argv.slice(2);
-if (traces.length === 0) {
-  process.stderr.write('usage: node validation/pem/wait-cpu.mjs TRACE.otf2...\n');
-  process.exit(2);
-}
-
-for (const trace of traces) {
-  const archive = openOtf2Archive(trace);
-  if (archive.fatal) {
-    process.stderr.write(`${archive.fatal}\n`);
-    process.exitCode = 1;
-    continue;
-  }
+for (const { trace, archive } of openedTraces('wait-cpu.mjs')) {
   const cpuMetrics = cpuTimeMetrics(archive);
   if (cpuMetrics.size === 0) {
     process.stderr.write(`${trace}: no CPU_TIME metric (the recorder's; a Score-P trace has none): nothing to measure\n`);

@@ -142,6 +142,8 @@ const EAGER_SENT: Completion = Object.assign(new Completion(), { resolved: true,
 
 class RankState {
   status = 0;
+  /** While it waits in a polling loop: the weight of its polls in its node's sharing (NodeState.pollShares). */
+  pollShare = 0;
   op: PemOp | undefined;
   burstStart = 0;
   burstCpu = 0;
@@ -232,6 +234,16 @@ class PairChannels {
 /** A node: its cores and the CPU share handed out so far, with a heap of running ranks by finish. */
 class NodeState {
   running = 0;
+  /**
+   * The weights of its ranks polling in a loop (PemOp.pollInterval), beside its running ranks'
+   * 1 each: round robin gives a poller one poll per turn, while a computing rank keeps the core
+   * for its computation up to its next blocking call, so a poller's weight is its poll over that
+   * computation: the CPU seconds of its ranks' finished computations (`computedSeconds`) over
+   * their blocking calls (`blockedCalls`) so far.
+   */
+  pollShares = 0;
+  computedSeconds = 0;
+  blockedCalls = 0;
   /** Of the running ranks, those whose burst is the work of completed receives (RankState.resuming): inside a call. */
   resuming = 0;
   /** Its ranks: those not running and not off the core wait in a call (MPI_Finalize's too), polling. */
@@ -257,7 +269,8 @@ class NodeState {
   rate(): number {
     const cores = this.lastTime < this.stackUntil ? this.cores - 1 : this.cores;
     if (cores <= 0) return 0;
-    return this.running <= cores ? 1 : cores / this.running;
+    const demand = this.running + this.pollShares;
+    return demand <= cores ? 1 : cores / demand;
   }
 
   advance(time: number): void {
@@ -527,13 +540,13 @@ export class PemEngine {
       }
     }
     // The cores its running ranks share (one may be the network stack's).
-    const cores = rate * node.running;
+    const cores = rate * (node.running + node.pollShares);
     let wait = 0;
     let finished = 0;
     let servedEach = 0;
     let nextTick = firstTick;
     for (let turn = 0; turn < turns; turn++) {
-      const running = node.running - finished;
+      const running = node.running - finished + node.pollShares;
       const shareRate = running <= cores ? 1 : cores / running;
       const untilFinish = finished < finishes.length && shareRate > 0 ? wait + Math.max(0, finishes[finished] - node.served - servedEach) / shareRate : Infinity;
       if (nextTick <= untilFinish) {
@@ -673,6 +686,7 @@ export class PemEngine {
         rank.pm = rank.until.pm;
         rank.pw = rank.until.pw;
         rank.status = 0;
+        if (rank.pollShare > 0) this.stopPolling(rank, time);
         // It waited: on a shared core it takes the core back in its turn.
         const work = rank.until.work + this.nodes[rank.node].switchIn;
         if (work > 0) {
@@ -723,7 +737,10 @@ export class PemEngine {
       if (rank.resuming) {
         node.resuming--;
         rank.pm += rank.burstCpu;
-      } else rank.pc += rank.burstCpu;
+      } else {
+        rank.pc += rank.burstCpu;
+        node.computedSeconds += rank.burstCpu;
+      }
       rank.pw += time - rank.burstStart - rank.burstCpu;
       if (!first) first = rank;
       else (more ??= []).push(rank);
@@ -913,9 +930,30 @@ export class PemEngine {
     const until = rank.until;
     if (rank.unresolved === 0 && until.time <= time && until.work === 0) return true;
     rank.status = BLOCKED;
+    const node = this.nodes[rank.node];
+    node.blockedCalls++;
+    const poll = rank.op!.pollInterval;
+    if (poll && node.computedSeconds > 0) this.startPolling(rank, node, time, poll / (node.computedSeconds / node.blockedCalls));
     if (rank.unresolved > 0) return false;
     this.queue.push(Math.max(until.time, time), rankEventId(rank.rank), 0);
     return false;
+  }
+
+  /** The rank polls in a loop until its wait ends: it takes `share` of a running rank's CPU on its node. */
+  private startPolling(rank: RankState, node: NodeState, time: number, share: number): void {
+    node.advance(time);
+    rank.pollShare = share;
+    node.pollShares += share;
+    this.scheduleNode(node);
+  }
+
+  private stopPolling(rank: RankState, time: number): void {
+    const node = this.nodes[rank.node];
+    node.advance(time);
+    // Sums of floating-point shares need not come back to exactly 0.
+    node.pollShares = Math.max(0, node.pollShares - rank.pollShare);
+    rank.pollShare = 0;
+    this.scheduleNode(node);
   }
 
   private merge(into: Completion, done: Completion): void {

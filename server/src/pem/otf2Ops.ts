@@ -23,7 +23,8 @@
 // computation between the polls is waiting, not work (its amount depends on when the message
 // came): the wait is a wait like any other (a failed poll yields the core, mpi_yield_when_idle),
 // the computation up to the first poll stays, and one poll interval (their mean) follows the
-// completion, the iteration that sees it.
+// completion, the iteration that sees it. The wait carries that interval (PemOp.pollInterval):
+// while it lasts the rank still takes its core for a poll at each of its turns (engine.ts).
 // A posted Irecv needs its source before it can be matched, and OTF2 only says at the wait:
 // the stream reads ahead until then (the only operations held in memory).
 // OTF2's receive records hold what matched, not what was posted: the recorder adds the
@@ -521,6 +522,7 @@ export class Otf2RankStream implements RankStream {
         this.carry = this.firstPollCarry;
         // Time off the core between the polls was waiting, too.
         this.offCpu = this.firstPollOffCpu;
+        wait.pollInterval = interval;
         this.emit(wait);
         this.carry = interval;
       } else this.emit(wait);
