@@ -1,6 +1,6 @@
 /* Latency-bound: ranks pair up (0-1, 2-3, ...) and ping-pong 8-byte messages ROUNDS times, with
- * an MPI_Barrier every 100 rounds; an odd last rank only joins the barriers.
- * usage: latency ROUNDS */
+ * an MPI_Barrier every BARRIER_EVERY rounds (100; 0: none); an odd last rank only joins the barriers.
+ * usage: latency ROUNDS [BARRIER_EVERY] */
 #include <mpi.h>
 #include <stdlib.h>
 #include "counts.h"
@@ -8,6 +8,7 @@
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   long rounds = argc > 1 ? atol(argv[1]) : 2000;
+  long barrier_every = argc > 2 ? atol(argv[2]) : 100;
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -26,7 +27,7 @@ int main(int argc, char **argv) {
         MPI_Send(&ball, 1, MPI_LONG, partner, 0, MPI_COMM_WORLD), n_send++;
       }
     }
-    if (i % 100 == 99) MPI_Barrier(MPI_COMM_WORLD), n_coll++;
+    if (barrier_every > 0 && i % barrier_every == barrier_every - 1) MPI_Barrier(MPI_COMM_WORLD), n_coll++;
   }
   double t = MPI_Wtime() - t0;
   if (rank == 0) printf("latency: %ld round trips, %.2f us per round trip\n", rounds, t / (double)rounds * 1e6);
