@@ -16,8 +16,6 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const require = createRequire(import.meta.url);
 const { communicatorRanks } = require(path.join(root, 'out/server/src/trace/otf2Archive.js'));
 const { Otf2RankStream, cpuTimeMetrics } = require(path.join(root, 'out/server/src/pem/otf2Ops.js'));
-/** OpKind.Wait: a const enum, which the compiled JavaScript does not export. */
-const WAIT = 4;
 
 for (const { trace, archive } of openedTraces('poll-loops.mjs')) {
   const communicators = communicatorRanks(archive.defs);
@@ -30,7 +28,8 @@ for (const { trace, archive } of openedTraces('poll-loops.mjs')) {
     const stream = new Otf2RankStream(archive, rank, communicators, cpuMetrics, archive.defs.clock.globalOffset);
     for (let op = stream.next(); op; op = stream.next()) {
       computed += op.compute;
-      if (op.kind === WAIT) waits++;
+      // Waits are the only operations that name requests (PemOp.requests).
+      if (op.requests.length > 0) waits++;
       if (op.pollInterval) {
         loops++;
         intervals += op.pollInterval;

@@ -59,12 +59,12 @@ export class PemOp {
    * reaches the rank first matches. Absent on most operations, as offCpuSeconds.
    */
   anySource?: boolean;
+  anyTag?: boolean;
   /**
    * Wait: the trace polled for it in a loop (MPI_Test-family calls failing, computation between
    * them): the CPU seconds of one poll and what follows it. Absent on most operations, as offCpuSeconds.
    */
   pollInterval?: number;
-  anyTag?: boolean;
   /** Send, Isend: goes to the source the rank's last wildcard receive matched in the replay, not to `peer` (dealing.ts). */
   toWildcardSource?: boolean;
   /** Send, Isend: what the message carries to its receiver's stream; Recv, Irecv: set by the engine to what the matched message carried (dealing.ts). */
