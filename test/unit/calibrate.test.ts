@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCalibrate } from '../../server/src/cli/calibrate';
 import { UsageError } from '../../server/src/cli/flags';
-import { PingPongError, medianPoints, parseFirstOneWay, parsePingPong, parseRelayTurn, parseTick } from '../../server/src/mpi/calibration';
+import { PingPongError, medianPoints, parseFirstOneWay, parsePingPong, parseRelayTurn, parseTick, recorderTurnCosts } from '../../server/src/mpi/calibration';
 import { CALIBRATION_SIZES, loadCommTable, oneWaySeconds, parseCommTable } from '../../server/src/network/commTable';
 import { mulberry32 } from '../../server/src/causal/random';
 
@@ -55,6 +55,11 @@ test('calibrate measures every size from 0 B to 16 MiB and writes a table the ta
   assert.ok(table.relayTurn![2].seconds > table.relayTurn![0].seconds, `a turn among 8 (${table.relayTurn![2].seconds} s) should cost more than among 2 (${table.relayTurn![0].seconds} s)`);
   // The recorder's cost per call: its traced relaying turn is slower than the untraced one.
   assert.ok(table.recorderCallSeconds! > 0 && table.recorderCallSeconds! < table.relayTurn![0].seconds, `recorder ${table.recorderCallSeconds} s per call`);
+  // Its hidden cost per turn, at the relaying turns' counts: none at 2 ranks by definition, never
+  // negative, a fraction of a turn.
+  assert.deepEqual(table.recorderTurn!.map((p) => p.ranksPerCore), [2, 4, 8]);
+  assert.equal(table.recorderTurn![0].seconds, 0);
+  assert.ok(table.recorderTurn!.every((p) => p.seconds >= 0 && p.seconds < table.relayTurn![2].seconds), JSON.stringify(table.recorderTurn));
   // The scheduler's tick, against a spinning thread: 1 to 10 ms (HZ 1000 to 100), far above any
   // one-way time here; without the spinner a round trip takes microseconds.
   assert.ok(table.schedulerTickSeconds! >= 1e-3 && table.schedulerTickSeconds! <= 10e-3, `tick ${table.schedulerTickSeconds} s`);
@@ -84,6 +89,31 @@ test('calibrate says when --shared-core leaves too few even counts for relaying 
   assert.deepEqual(table.sharedCore!.map((p) => p.ranksPerCore), [2, 3]);
   assert.equal(table.relayTurn, undefined);
   assert.equal(table.recorderCallSeconds, undefined);
+  assert.equal(table.recorderTurn, undefined);
+});
+
+test("the recorder's hidden cost per turn: the traced turn's growth past 2 ranks less the untraced turn's and the gaps'", () => {
+  const untraced = [
+    { ranksPerCore: 2, seconds: 0.83e-6 },
+    { ranksPerCore: 4, seconds: 1.03e-6 },
+    { ranksPerCore: 8, seconds: 1.72e-6 },
+  ];
+  const traced = [
+    { ranksPerCore: 2, seconds: 1.09e-6, gapSeconds: 0.095e-6, realReads: 0.02 },
+    { ranksPerCore: 4, seconds: 1.47e-6, gapSeconds: 0.19e-6, realReads: 0.6 },
+    { ranksPerCore: 8, seconds: 2.43e-6, gapSeconds: 0.42e-6, realReads: 1 },
+  ];
+  const costs = recorderTurnCosts(traced, untraced);
+  assert.deepEqual(costs.map((p) => p.ranksPerCore), [2, 4, 8]);
+  const close = (a: number, b: number) => assert.ok(Math.abs(a - b) < 1e-12, `${a} ≠ ${b}`);
+  close(costs[0].seconds, 0);
+  // 4: (1.47 − 1.09) − (1.03 − 0.83) − (0.19 − 0.095) = 0.085 µs
+  close(costs[1].seconds, 0.085e-6);
+  // 8: (2.43 − 1.09) − (1.72 − 0.83) − (0.42 − 0.095) = 0.125 µs
+  close(costs[2].seconds, 0.125e-6);
+  // Gaps that grow more than the traced turn give no negative cost; without 2 ranks, nothing to compare with.
+  assert.equal(recorderTurnCosts([traced[0], { ...traced[2], gapSeconds: 2e-6 }], untraced)[1].seconds, 0);
+  assert.deepEqual(recorderTurnCosts(traced.slice(1), untraced), []);
 });
 
 test('medianPoints: each point the median of its measurements; different points are refused', () => {

@@ -4,7 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { COMM_TABLE_PRESETS, linkSecondsPerByte, loadCommTable, modelCommTable, oneWaySeconds, parseCommTable, presetCommTable, receiverTurnSeconds, switchInSeconds } from '../../server/src/network/commTable';
+import { COMM_TABLE_PRESETS, linkSecondsPerByte, loadCommTable, modelCommTable, oneWaySeconds, parseCommTable, presetCommTable, receiverTurnSeconds, recorderTurnSeconds, switchInSeconds } from '../../server/src/network/commTable';
+import { engineNetwork } from '../../server/src/pem/scenario';
 
 const MEASURED = path.join(__dirname, '../../../samples/mpi/comm-table.json');
 
@@ -87,6 +88,26 @@ test('taking a shared core back after a wait: the 2-rank turn, or the polling tu
   assert.throws(() => parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], relayTurn: [{ ranksPerCore: 4, seconds: 1e-6 }, { ranksPerCore: 2, seconds: 2e-6 }] }), 'bad.json'), /bad\.json: \$\.relayTurn\[1\]\.ranksPerCore: must increase \(2 after 4\)/);
   assert.throws(() => parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], relayTurn: [{ ranksPerCore: 2, seconds: 1e-6 }] }), 'one.json'), /one\.json: \$\.relayTurn: needs two or more points \(ranks per core\), got 1/);
   assert.throws(() => parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], recorderCallSeconds: -1 }), 'bad.json'), /bad\.json: \$\.recorderCallSeconds: expected a finite number ≥ 0/);
+});
+
+test("the recorder's hidden cost per turn is added to the switch back only while the tracer stays", () => {
+  const relayTurn = [{ ranksPerCore: 2, seconds: 1e-6 }, { ranksPerCore: 4, seconds: 1.2e-6 }, { ranksPerCore: 8, seconds: 2e-6 }];
+  const recorderTurn = [{ ranksPerCore: 2, seconds: 0 }, { ranksPerCore: 4, seconds: 0.1e-6 }, { ranksPerCore: 8, seconds: 0.2e-6 }];
+  const traced = parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], relayTurn, recorderTurn }), 't.json');
+  const close = (a: number, b: number) => assert.ok(Math.abs(a - b) < 1e-15, `${a} ≠ ${b}`);
+  close(recorderTurnSeconds(traced, 1), 0);
+  close(recorderTurnSeconds(traced, 2), 0);
+  close(recorderTurnSeconds(traced, 6), 0.15e-6);
+  close(recorderTurnSeconds(traced, 16), 0.4e-6);
+  close(engineNetwork(traced, traced, true).switchIn!(4), 1.3e-6);
+  close(engineNetwork(traced, traced).switchIn!(4), 1.2e-6);
+  close(engineNetwork(traced, traced, true).switchIn!(1), 0);
+  // A scenario's own measured table gives the turn; the recorder's cost is the traced run's.
+  const other = parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], sharedCore: [{ ranksPerCore: 2, seconds: 2e-6 }, { ranksPerCore: 8, seconds: 9e-6 }], relayTurn: relayTurn.map((p) => ({ ...p, seconds: 2 * p.seconds })) }), 'o.json');
+  close(engineNetwork(other, traced, true).switchIn!(8), 4.2e-6);
+  // No turn measured, no switch back, with or without the recorder's cost.
+  close(engineNetwork(presetCommTable('gbe'), presetCommTable('gbe'), true).switchIn!(8), 0);
+  assert.throws(() => parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], recorderTurn: [{ ranksPerCore: 2, seconds: -1e-7 }] }), 'bad.json'), /bad\.json: \$\.recorderTurn\[0\]\.seconds: expected a finite number ≥ 0/);
 });
 
 test("the network stack's CPU per message is read and checked", () => {

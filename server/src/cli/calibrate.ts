@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { COMM_TABLE_PRESETS, CommTable, isCommTablePreset, presetCommTable } from '../network/commTable';
-import { measureIntraNode, measureRecorderCallCost, measureRelayTurns, measureSchedulerTick, measureSharedCore, medianPoints, medianSeconds } from '../mpi/calibration';
+import { measureIntraNode, measureRecorderCosts, measureRelayTurns, measureSchedulerTick, measureSharedCore, medianPoints, medianSeconds } from '../mpi/calibration';
 import { UsageError, parseFlags } from './flags';
 
 const DEFAULT_SECONDS_PER_SIZE = 0.05;
@@ -50,13 +50,15 @@ export async function runCalibrate(args: string[], out: (t: string) => void, err
     const ticks = os.cpus().length >= 2;
     if (!ticks) err("causal-lens calibrate: one CPU: the scheduler's tick needs two; not measured\n");
     for (let i = 1; i <= repeat; i++) {
-      err(`causal-lens calibrate: measurement ${i} of ${repeat}: ping-pong between 2 of ${np} ranks on this node, 0 B to 16 MiB${shared.length ? `; 0-byte ping-pong with ${shared.join(', ')} ranks sharing core 0` : ''}${relayed.length >= 2 ? `; relaying with ${relayed.join(', ')}${relayed.includes(2) ? "; the recorder's cost per call" : ''}` : ''}${ticks ? "; the scheduler's tick" : ''}\n`);
+      err(`causal-lens calibrate: measurement ${i} of ${repeat}: ping-pong between 2 of ${np} ranks on this node, 0 B to 16 MiB${shared.length ? `; 0-byte ping-pong with ${shared.join(', ')} ranks sharing core 0` : ''}${relayed.length >= 2 ? `; relaying with ${relayed.join(', ')}${relayed.includes(2) ? "; the same traced, for the recorder's cost per call and per turn" : ''}` : ''}${ticks ? "; the scheduler's tick" : ''}\n`);
       const measured = await measureIntraNode({ np, targetSeconds: seconds, onOutput: err });
       if (shared.length) measured.sharedCore = await measureSharedCore(shared, seconds, 0, err);
       if (relayed.length >= 2) {
         measured.relayTurn = await measureRelayTurns(relayed, 0, err);
-        const pair = measured.relayTurn.find((p) => p.ranksPerCore === 2);
-        if (pair) measured.recorderCallSeconds = await measureRecorderCallCost(pair.seconds, 0, err);
+        if (measured.relayTurn.some((p) => p.ranksPerCore === 2)) {
+          const { recorderCallSeconds, recorderTurn } = await measureRecorderCosts(measured.relayTurn, 0, err);
+          Object.assign(measured, { recorderCallSeconds, recorderTurn });
+        }
       }
       if (ticks) measured.schedulerTickSeconds = await measureSchedulerTick(undefined, err);
       tables.push(measured);
@@ -67,6 +69,8 @@ export async function runCalibrate(args: string[], out: (t: string) => void, err
       table.relayTurn = medianPoints(tables.map((t) => t.relayTurn!));
       const costs = tables.flatMap((t) => (t.recorderCallSeconds === undefined ? [] : [t.recorderCallSeconds]));
       if (costs.length) table.recorderCallSeconds = medianSeconds(costs);
+      const turns = tables.flatMap((t) => (t.recorderTurn ? [t.recorderTurn] : []));
+      if (turns.length) table.recorderTurn = medianPoints(turns);
     }
     if (ticks) table.schedulerTickSeconds = medianSeconds(tables.map((t) => t.schedulerTickSeconds!));
     if (repeat > 1) {

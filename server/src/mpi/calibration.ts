@@ -10,6 +10,9 @@ import { COMM_TABLE_SCHEMA, CommPoint, CommTable, SharedCorePoint } from '../net
 import { PINGPONG, builtFile } from './artifacts';
 import { mpirunArgv, runMpi } from './launch';
 import { recordTrace } from './recordTrace';
+import { OpKind } from '../pem/ops';
+import { cpuTimeMetrics, Otf2RankStream } from '../pem/otf2Ops';
+import { communicatorRanks, openOtf2Archive } from '../trace/otf2Archive';
 
 const execFileAsync = promisify(execFile);
 
@@ -173,19 +176,83 @@ export function recorderCallCost(tracedTurn: number, untracedTurn: number): numb
   return Math.max(0, (tracedTurn - untracedTurn) / 2);
 }
 
+/** One traced relaying turn: its time, and per turn the computations its trace shows (the recorder's work between two calls) and its real reads of the CPU clock (how many of its waits lasted 5 µs or more). */
+export interface TracedRelayTurn {
+  ranksPerCore: number;
+  seconds: number;
+  gapSeconds: number;
+  realReads: number;
+}
+
 /**
- * The recorder's cost per MPI call on this machine: the relaying turn of two ranks on one core
- * traced by the recorder, less `untracedTurn` (the same, untraced), over the turn's two calls.
- * On a shared core the whole call is on the path, so this is its full cost: the records, the
- * clock reads and their effect on the caches, which the gaps between calls show only in part.
+ * The recorder's hidden cost per turn (CommTable.recorderTurn): how much more a traced relaying
+ * turn costs with k ranks on a core than with 2, beyond the untraced turn's growth and the growth
+ * of the computations the trace shows. What the trace shows at 2 ranks is already charged (the
+ * calls' smallest CPU, the gaps), and PEM reproduces 2-rank traces; what grows with k and the
+ * trace does not show is not: with 2 ranks a wait lasts one turn and the recorder estimates its
+ * CPU-clock reads, with 8 every wait lasts seven and ends in a real read (a system call, part of
+ * whose cost falls inside the call). Never below 0.
  */
-export async function measureRecorderCallCost(untracedTurn: number, core = 0, onOutput?: (text: string) => void): Promise<number> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-recorder-cost-'));
-  try {
-    const summary = await recordTrace({ np: 2, outDir: dir, ...relayCommand(core), onOutput });
-    if (summary.exitCode !== 0) throw new PingPongError(`the traced relaying ping-pong on core ${core} failed (mpirun status ${summary.exitCode ?? summary.signal})`);
-    return recorderCallCost(parseRelayTurn(summary.stdout, `traced relaying ping-pong on core ${core}`), untracedTurn);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+export function recorderTurnCosts(traced: readonly TracedRelayTurn[], untraced: readonly SharedCorePoint[]): SharedCorePoint[] {
+  const base = traced.find((t) => t.ranksPerCore === 2);
+  const baseUntraced = untraced.find((p) => p.ranksPerCore === 2);
+  if (!base || !baseUntraced) return [];
+  return traced.flatMap((t) => {
+    const plain = untraced.find((p) => p.ranksPerCore === t.ranksPerCore);
+    if (!plain) return [];
+    const hidden = t.seconds - base.seconds - (plain.seconds - baseUntraced.seconds) - (t.gapSeconds - base.gapSeconds);
+    return [{ ranksPerCore: t.ranksPerCore, seconds: Math.max(0, hidden) }];
+  });
+}
+
+/**
+ * The relaying turn traced by the recorder for each k of `untraced` (which must hold 2), and from
+ * it the recorder's cost per call (CommTable.recorderCallSeconds: the 2-rank turn traced less
+ * untraced, over its two calls; on a shared core the whole call is on the path, so this is its
+ * full cost, which the gaps between calls show only in part) and per turn (recorderTurnCosts).
+ */
+export async function measureRecorderCosts(
+  untraced: readonly SharedCorePoint[],
+  core = 0,
+  onOutput?: (text: string) => void,
+  keepDir?: string,
+): Promise<{ recorderCallSeconds: number; recorderTurn: SharedCorePoint[]; traced: TracedRelayTurn[] }> {
+  const pair = untraced.find((p) => p.ranksPerCore === 2);
+  if (!pair) throw new PingPongError("the recorder's cost needs the relaying turn of 2 ranks");
+  const traced: TracedRelayTurn[] = [];
+  for (const { ranksPerCore } of untraced) {
+    // With keepDir the traces stay (keepDir/relay-K) for a replay: validation/pem/relay-replay.mjs.
+    const dir = keepDir ? path.join(keepDir, `relay-${ranksPerCore}`) : fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-recorder-cost-'));
+    try {
+      const summary = await recordTrace({ np: ranksPerCore, outDir: dir, ...relayCommand(core), onOutput });
+      if (summary.exitCode !== 0) throw new PingPongError(`the traced relaying ping-pong with ${ranksPerCore} ranks on core ${core} failed (mpirun status ${summary.exitCode ?? summary.signal})`);
+      const seconds = parseRelayTurn(summary.stdout, `traced relaying ping-pong with ${ranksPerCore} ranks on core ${core}`);
+      traced.push({ ranksPerCore, seconds, ...perTurn(summary.archive) });
+    } finally {
+      if (!keepDir) fs.rmSync(dir, { recursive: true, force: true });
+    }
   }
+  return { recorderCallSeconds: recorderCallCost(traced.find((t) => t.ranksPerCore === 2)!.seconds, pair.seconds), recorderTurn: recorderTurnCosts(traced, untraced), traced };
+}
+
+/** Per turn of a relaying trace (two calls: a receive and a send), its computations and its real clock reads, over all ranks (the first computation, the start-up, left out). */
+function perTurn(trace: string): { gapSeconds: number; realReads: number } {
+  const archive = openOtf2Archive(trace);
+  if (archive.fatal) throw new PingPongError(`${trace}: ${archive.fatal}`);
+  const communicators = communicatorRanks(archive.defs);
+  const cpuMetrics = cpuTimeMetrics(archive);
+  let seconds = 0;
+  let calls = 0;
+  let realReads = 0;
+  for (const rank of archive.ranks) {
+    const stream = new Otf2RankStream(archive, rank, communicators, cpuMetrics, archive.defs.clock.globalOffset, { sampleGaps: true });
+    for (let op = stream.next(), first = true; op; op = stream.next(), first = false) {
+      if (first || op.kind === OpKind.End) continue;
+      seconds += op.compute;
+      calls++;
+    }
+    realReads += stream.facts.gapsAfterRealRead;
+    stream.close();
+  }
+  return calls > 0 ? { gapSeconds: (2 * seconds) / calls, realReads: (2 * realReads) / calls } : { gapSeconds: 0, realReads: 0 };
 }

@@ -16,6 +16,7 @@
 //     "sharedCore": [{"ranksPerCore": 2, "seconds": 7.7e-7}, {"ranksPerCore": 4, "seconds": 1.6e-6}, ...],
 //     "relayTurn": [{"ranksPerCore": 2, "seconds": 8.4e-7}, {"ranksPerCore": 4, "seconds": 9.7e-7}, ...],
 //     "recorderCallSeconds": 1.5e-7,
+//     "recorderTurn": [{"ranksPerCore": 2, "seconds": 0}, {"ranksPerCore": 4, "seconds": 8e-8}, {"ranksPerCore": 8, "seconds": 1.4e-7}],
 //     "stackCpu": {"perMessageSeconds": 2e-5, "perByteSeconds": 1.5e-9},
 //     "connectSeconds": 0.012,
 //     "schedulerTickSeconds": 0.004,
@@ -32,7 +33,10 @@
 // taking the core back after a wait ("Taking a shared core back"). "recorderCallSeconds"
 // (optional) is the recorder's cost per MPI call on this machine (traced minus untraced relaying
 // turns of two ranks on a core, over their two calls), which `--event-cost-ns auto` removes at
-// least. "stackCpu" (optional) is the CPU a message between nodes costs outside the ranks (the
+// least. "recorderTurn" (optional, same form as relayTurn) is the recorder's CPU per turn of a
+// rank on a shared core that its trace does not show, beyond what it shows at 2 ranks per core
+// (its CPU-clock reads, real system calls once waits last 5 µs or more): PEM adds it to the turn
+// when the tracer stays in the prediction. "stackCpu" (optional) is the CPU a message between nodes costs outside the ranks (the
 // network stack, or a link emulator such as the validation's nfqdelay): it is inside the one-way
 // times, where the cores were idle, but takes CPU from ranks that compute. "connectSeconds"
 // (optional) is how much longer the first message between two ranks on different nodes takes
@@ -78,6 +82,7 @@ export interface CommTable {
   sharedCore?: SharedCorePoint[];
   relayTurn?: SharedCorePoint[];
   recorderCallSeconds?: number;
+  recorderTurn?: SharedCorePoint[];
   stackCpu?: StackCpu;
   connectSeconds?: number;
   schedulerTickSeconds?: number;
@@ -197,7 +202,14 @@ export function switchInSeconds(table: CommTable, ranksPerCore: number): number 
   return Math.max(sharedCoreSeconds(points, 2), poll);
 }
 
-/** A sharedCore or relayTurn time at `ranksPerCore`: piecewise linear, extrapolated past the last two points. */
+/** The recorder's hidden CPU per turn at `ranksPerCore` (CommTable.recorderTurn); 0 without it or below 2 ranks per core. */
+export function recorderTurnSeconds(table: CommTable, ranksPerCore: number): number {
+  if (ranksPerCore < 2 || !table.recorderTurn?.length) return 0;
+  if (table.recorderTurn.length === 1) return table.recorderTurn[0].seconds;
+  return Math.max(0, sharedCoreSeconds(table.recorderTurn, ranksPerCore));
+}
+
+/** A sharedCore, relayTurn or recorderTurn time at `ranksPerCore`: piecewise linear, extrapolated past the last two points. */
 function sharedCoreSeconds(points: readonly SharedCorePoint[], ranksPerCore: number): number {
   let hi = 1;
   while (hi < points.length - 1 && points[hi].ranksPerCore < ranksPerCore) hi++;
@@ -251,6 +263,7 @@ export function parseCommTable(text: string, source: string): CommTable {
     // One point gives no dependence on the ranks per core: refused rather than ignored.
     if (table.relayTurn.length < 2) fail('$.relayTurn', `needs two or more points (ranks per core), got ${table.relayTurn.length}`);
   }
+  if (raw.recorderTurn !== undefined) table.recorderTurn = parseRanksPerCorePoints(raw.recorderTurn, '$.recorderTurn', fail);
   for (const key of ['recorderCallSeconds', 'connectSeconds', 'schedulerTickSeconds'] as const) {
     const value = raw[key];
     if (value === undefined) continue;

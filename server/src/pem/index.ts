@@ -189,7 +189,7 @@ export async function predictScenarios(
         streams: primed,
         nodeOf: placement.nodeOf,
         coresPerNode: placement.coresPerNode,
-        network: engineNetwork(table, traced),
+        network: engineNetwork(table, traced, options.eventCostSeconds === undefined),
         communicators,
         startSeconds: rankStartSeconds(computeFirstSeconds ?? streams.map((st) => st.facts.firstSeconds), samePlacement(placement, tracedPlacement((computeArchive ?? archive).ranks))),
       });

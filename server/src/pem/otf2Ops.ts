@@ -98,6 +98,8 @@ export interface RankTraceFacts {
   shortGapsAfterRead?: { real: number[]; estimated: number[] };
   /** Receives read so far that were posted with MPI_ANY_SOURCE. */
   anySourceReceives: number;
+  /** With TraceOpsOptions.sampleGaps: gaps between calls read so far that follow a real read of the CPU clock. */
+  gapsAfterRealRead: number;
 }
 
 /**
@@ -137,7 +139,7 @@ export function cpuTimeMetrics(archive: Otf2Archive): Set<number> {
 
 /** A rank's operations, read from its event file as the engine asks for them. */
 export class Otf2RankStream implements RankStream {
-  readonly facts: RankTraceFacts = { firstSeconds: NaN, lastSeconds: NaN, suspendedSeconds: 0, smallestCallCpu: new Map(), collectiveRegions: new Set(), anySourceReceives: 0 };
+  readonly facts: RankTraceFacts = { firstSeconds: NaN, lastSeconds: NaN, suspendedSeconds: 0, smallestCallCpu: new Map(), collectiveRegions: new Set(), anySourceReceives: 0, gapsAfterRealRead: 0 };
   /** Skipped or unusable records, counted by reason. */
   readonly skipped = new Map<string, number>();
   private readonly reader: ev.Otf2EventReader;
@@ -300,7 +302,10 @@ export class Otf2RankStream implements RankStream {
     const cpu = Math.max(0, (this.cpu - this.lastCpu) * 1e-9 - suspended);
     const off = elapsed - cpu * this.ranksPerCore;
     if (off >= OFF_CPU_MIN_SECONDS) this.offCpu += off;
-    if (this.gapAfterRealRead) this.realReadGaps++;
+    if (this.gapAfterRealRead) {
+      this.realReadGaps++;
+      this.facts.gapsAfterRealRead++;
+    }
     const samples = this.facts.shortGapsAfterRead;
     if (samples && elapsed < REAL_READ_AFTER_SECONDS) {
       const into = this.gapAfterRealRead ? samples.real : samples.estimated;

@@ -5,7 +5,7 @@
 // of cores a block of ranks was pinned to. Without a CPU set, each rank is taken to have had a
 // core of its own.
 
-import { CommTable, linkSecondsPerByte, oneWaySeconds, receiverTurnSeconds, switchInSeconds } from '../network/commTable';
+import { CommTable, linkSecondsPerByte, oneWaySeconds, receiverTurnSeconds, recorderTurnSeconds, switchInSeconds } from '../network/commTable';
 import { RankLocation } from '../trace/otf2Archive';
 import { EngineNetwork } from './engine';
 
@@ -106,9 +106,11 @@ export function parseMapText(text: string, file: string): number[] {
  * list when it has one, else from the traced table (changing the network leaves shared memory as
  * it was). A receiver's turn and its switch back onto a shared core are the machine's, not the network's:
  * from `table` when it was measured, else from the traced table. The stack's CPU per message and
- * the cost of opening a connection are the network's.
+ * the cost of opening a connection are the network's. When the tracer stays in the prediction
+ * (`tracerStays`), each turn on a shared core also costs the recorder's CPU the trace does not
+ * show, as the traced table measured it (CommTable.recorderTurn): it was the traced run's recorder.
  */
-export function engineNetwork(table: CommTable, traced: CommTable): EngineNetwork {
+export function engineNetwork(table: CommTable, traced: CommTable, tracerStays = false): EngineNetwork {
   const intra = table.intraNode?.length ? table : traced;
   const sharing = table.sharedCore?.length ? table : traced;
   return {
@@ -116,7 +118,10 @@ export function engineNetwork(table: CommTable, traced: CommTable): EngineNetwor
     linkSecondsPerByte: table.interNodeSharedMemory ? 0 : linkSecondsPerByte(table),
     oneWay: (bytes, sameNode) => (sameNode ? oneWaySeconds(intra, bytes, true) : oneWaySeconds(table, bytes, false)),
     receiverTurn: (ranksPerCore) => receiverTurnSeconds(sharing, ranksPerCore),
-    switchIn: (ranksPerCore) => switchInSeconds(sharing, ranksPerCore),
+    switchIn: (ranksPerCore) => {
+      const turn = switchInSeconds(sharing, ranksPerCore);
+      return turn > 0 && tracerStays ? turn + recorderTurnSeconds(traced, ranksPerCore) : turn;
+    },
     stackCpu: table.stackCpu,
     connectSeconds: table.connectSeconds,
     // The ranks' operating system, not the network: a table without it keeps the traced one's.
