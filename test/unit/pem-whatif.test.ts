@@ -242,10 +242,12 @@ test("after a wait of 5 µs or more the recorder really reads the CPU clock; 'au
     const stream = new Otf2RankStream(archive, rank, comms, cpuTimeMetrics(archive), 0, { realReadCostSeconds, sampleGaps: true });
     let compute = 0;
     for (let op = stream.next(); op; op = stream.next()) compute += op.compute;
-    return { compute, samples: stream.facts.shortGapsAfterRead! };
+    return { compute, samples: stream.facts.shortGapsAfterRead!, afterReal: stream.facts.gapsAfterRealRead };
   };
   for (const rank of archive.ranks) {
-    const { compute, samples } = totalCompute(rank, 0);
+    const { compute, samples, afterReal } = totalCompute(rank, 0);
+    // Every gap after a real read is counted, short or long; the samples keep the short ones.
+    assert.ok(afterReal >= samples.real.length && afterReal > 0, `rank ${rank.rank}: ${afterReal} gaps after a real read counted, ${samples.real.length} short ones sampled`);
     assert.ok(samples.real.length >= 100 && samples.estimated.length >= 100, `rank ${rank.rank}: ${samples.real.length} short gaps after a real read, ${samples.estimated.length} after an estimated one`);
     assert.ok(lowQuantile(samples.real) > lowQuantile(samples.estimated), `rank ${rank.rank}: a system call costs more than an estimate (${lowQuantile(samples.real)} ≤ ${lowQuantile(samples.estimated)} s)`);
     const removed = compute - totalCompute(rank, 1e-7).compute;

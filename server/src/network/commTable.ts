@@ -36,11 +36,12 @@
 // least. "recorderTurn" (optional, same form as relayTurn) is the recorder's CPU per turn of a
 // rank on a shared core that its trace does not show, beyond what it shows at 2 ranks per core
 // (its CPU-clock reads, real system calls once waits last 5 µs or more): PEM adds it to the turn
-// when the tracer stays in the prediction. "stackCpu" (optional) is the CPU a message between nodes costs outside the ranks (the
-// network stack, or a link emulator such as the validation's nfqdelay): it is inside the one-way
-// times, where the cores were idle, but takes CPU from ranks that compute. "connectSeconds"
-// (optional) is how much longer the first message between two ranks on different nodes takes
-// than later ones: Open MPI's TCP BTL opens a connection at the first message (a few round trips).
+// when the tracer stays in the prediction. "stackCpu" (optional) is the CPU a message between
+// nodes costs outside the ranks (the network stack, or a link emulator such as the validation's
+// nfqdelay): it is inside the one-way times, where the cores were idle, but takes CPU from ranks
+// that compute. "connectSeconds" (optional) is how much longer the first message between two
+// ranks on different nodes takes than later ones: Open MPI's TCP BTL opens a connection at the
+// first message (a few round trips).
 // "schedulerTickSeconds" (optional) is the operating system's scheduler tick as a rank waiting in
 // an MPI call sees it when a computing process holds its core: it yields, and gets the core back
 // at the next tick (a ping-pong against a spinning process takes one tick per round trip).
