@@ -9,8 +9,8 @@
 //   allreduce and the rest       recursive doubling: ⌈log2 P⌉ exchanges of m bytes with i xor 2^k
 // The engine runs them as messages (`collectiveRounds`): each member leaves when its own rounds
 // are done, and the rounds take links, turns and connections in time order with the members'
-// other messages. `CollectiveCosts` is the same rounds' one-way times along one chain: what a
-// call cannot avoid on the traced network (the first pass's smallest work inside calls).
+// other messages. `CollectiveCosts` is the same rounds' one-way times along one chain, and their
+// copies: what a call cannot avoid on the traced network (the first pass's smallest work inside calls).
 
 import { OpKind, PemOp, RankStream } from './ops';
 
@@ -63,6 +63,17 @@ export class CollectiveCosts {
   cost(commKey: number, members: readonly number[], op: number, m: number): number {
     let total = 0;
     this.rounds(commKey, members, op, m, (bytes, same) => (total += this.oneWay(bytes, same)));
+    return total;
+  }
+
+  /**
+   * The size-dependent part of the same rounds, T(b) − T(0): copying their data. The last member
+   * to arrive still copies, but finds every partner's message there (in these algorithms no
+   * round it takes part in waits for its own arrival), so it waits for none of the latencies.
+   */
+  copies(commKey: number, members: readonly number[], op: number, m: number): number {
+    let total = 0;
+    this.rounds(commKey, members, op, m, (bytes, same) => (total += this.oneWay(bytes, same) - this.oneWay(0, same)));
     return total;
   }
 

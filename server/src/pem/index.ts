@@ -267,15 +267,22 @@ function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOption
   const open = (options: readonly TraceOpsOptions[]) => archive.ranks.map((rank, i) => new Otf2RankStream(archive, rank, communicators, cpuMetrics, archive.defs.clock.globalOffset, options[i]));
   const network = engineNetwork(tracedNetwork, tracedNetwork);
   const rounds = new CollectiveCosts(placement.nodeOf, (bytes, same) => network.oneWay(bytes, same));
-  const unavoidableSeconds = (op: PemOp) => {
+  // A collective's smallest call is its last member's, which waits for no round (collectives.ts):
+  // alone on its core its CPU is its own work and its rounds' copies, which the engine charges as
+  // the rounds' receives. On a shared core the rounds' zero-byte times come off too, as the
+  // engine's switch back onto the core after each round (EngineNetwork.switchIn) holds the
+  // library's receive and send.
+  const unavoidableSeconds = (sharesCore: boolean) => (op: PemOp) => {
     const members = op.kind === OpKind.Collective ? communicators.get(op.comm) : undefined;
-    return members ? rounds.cost(op.comm, members, op.collective, Math.max(op.sizeSent, op.sizeReceived)) : 0;
+    if (!members) return 0;
+    const bytes = Math.max(op.sizeSent, op.sizeReceived);
+    return sharesCore ? rounds.cost(op.comm, members, op.collective, bytes) : rounds.copies(op.comm, members, op.collective, bytes);
   };
   const inCall = new Map<number, number>();
   const collectiveRegions = new Set<number>();
   const realRead: number[] = [];
   const anySourceRanks: number[] = [];
-  const tracerGaps = open(archive.ranks.map((rank) => ({ unavoidableSeconds, ranksPerCore: ranksPerCore[rank.rank], sampleGaps: eventCostSeconds === 'auto' }))).map((stream) => {
+  const tracerGaps = open(archive.ranks.map((rank) => ({ unavoidableSeconds: unavoidableSeconds(ranksPerCore[rank.rank] > 1), ranksPerCore: ranksPerCore[rank.rank], sampleGaps: eventCostSeconds === 'auto' }))).map((stream) => {
     const gaps: number[] = [];
     for (let op = stream.next(), count = 0; op && count < FIRST_PASS_OPS; op = stream.next(), count++) {
       // The first computation is the program's start-up, not a gap between calls.
