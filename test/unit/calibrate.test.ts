@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCalibrate } from '../../server/src/cli/calibrate';
 import { UsageError } from '../../server/src/cli/flags';
-import { PingPongError, medianPoints, parseFirstOneWay, parsePingPong, parseRelayTurn, parseTick, recorderTurnCosts } from '../../server/src/mpi/calibration';
+import { PingPongError, medianPoints, pairedRelayTurns, parseFirstOneWay, parsePingPong, parseRelayTurn, parseTick, recorderTurnCosts } from '../../server/src/mpi/calibration';
 import { CALIBRATION_SIZES, loadCommTable, oneWaySeconds, parseCommTable } from '../../server/src/network/commTable';
 import { mulberry32 } from '../../server/src/causal/random';
 
@@ -169,4 +169,19 @@ test('parsePingPong on 2000 mutations of a real run either parses or throws a Pi
       assert.ok(error instanceof PingPongError, `case ${i}: ${(error as Error).message}`);
     }
   }
+});
+
+test("the recorder's relays are judged in pairs: a change of speed between pairs cancels out of the traced turn", () => {
+  const traced = (seconds: number, gapSeconds: number) => ({ ranksPerCore: 8, seconds, gapSeconds, realReads: 1 });
+  // The machine slows by half between the second and the third pair; each traced run is 0.2 µs
+  // longer than the untraced one before it.
+  const turns = pairedRelayTurns(8, [
+    { untraced: 1.0e-6, traced: traced(1.2e-6, 0.40e-6) },
+    { untraced: 1.1e-6, traced: traced(1.3e-6, 0.42e-6) },
+    { untraced: 1.6e-6, traced: traced(1.8e-6, 0.41e-6) },
+  ]);
+  assert.deepEqual(turns.untraced, { ranksPerCore: 8, seconds: 1.1e-6 });
+  assert.ok(Math.abs(turns.traced.seconds - 1.3e-6) < 1e-15, `${turns.traced.seconds}`);
+  assert.ok(Math.abs(turns.traced.gapSeconds - 0.41e-6) < 1e-15);
+  assert.equal(turns.traced.realReads, 1);
 });

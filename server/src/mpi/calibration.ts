@@ -205,11 +205,19 @@ export function recorderTurnCosts(traced: readonly TracedRelayTurn[], untraced: 
   });
 }
 
+/** Untraced and traced relaying runs, one after the other, per k and per pair (measureRecorderCosts). */
+const RECORDER_COST_PAIRS = 3;
+
 /**
  * The relaying turn traced by the recorder for each k of `untraced` (which must hold 2), and from
  * it the recorder's cost per call (CommTable.recorderCallSeconds: the 2-rank turn traced less
  * untraced, over its two calls; on a shared core the whole call is on the path, so this is its
  * full cost, which the gaps between calls show only in part) and per turn (recorderTurnCosts).
+ * Each traced run follows an untraced one of the same k, RECORDER_COST_PAIRS times, and the
+ * costs come from the medians of the pairs' differences: this VM's speed moves a relaying turn by
+ * 3–4% from one run to the next, as much as the recorder's cost per turn at 8 ranks, and runs
+ * seconds apart (the untraced turns measured first, then the traced ones) gave 0 to 0.28 µs for
+ * it in ten calibrations in a row; a pair's runs see the same speed.
  */
 export async function measureRecorderCosts(
   untraced: readonly SharedCorePoint[],
@@ -217,22 +225,49 @@ export async function measureRecorderCosts(
   onOutput?: (text: string) => void,
   keepDir?: string,
 ): Promise<{ recorderCallSeconds: number; recorderTurn: SharedCorePoint[]; traced: TracedRelayTurn[] }> {
-  const pair = untraced.find((p) => p.ranksPerCore === 2);
-  if (!pair) throw new PingPongError("the recorder's cost needs the relaying turn of 2 ranks");
+  if (!untraced.some((p) => p.ranksPerCore === 2)) throw new PingPongError("the recorder's cost needs the relaying turn of 2 ranks");
   const traced: TracedRelayTurn[] = [];
+  const paired: SharedCorePoint[] = [];
   for (const { ranksPerCore } of untraced) {
-    // With keepDir the traces stay (keepDir/relay-K) for a replay: validation/pem/relay-replay.mjs.
-    const dir = keepDir ? path.join(keepDir, `relay-${ranksPerCore}`) : fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-recorder-cost-'));
-    try {
-      const summary = await recordTrace({ np: ranksPerCore, outDir: dir, ...relayCommand(core), onOutput });
-      if (summary.exitCode !== 0) throw new PingPongError(`the traced relaying ping-pong with ${ranksPerCore} ranks on core ${core} failed (mpirun status ${summary.exitCode ?? summary.signal})`);
-      const seconds = parseRelayTurn(summary.stdout, `traced relaying ping-pong with ${ranksPerCore} ranks on core ${core}`);
-      traced.push({ ranksPerCore, seconds, ...perTurn(summary.archive) });
-    } finally {
-      if (!keepDir) fs.rmSync(dir, { recursive: true, force: true });
+    const pairs: { untraced: number; traced: TracedRelayTurn }[] = [];
+    for (let pair = 0; pair < RECORDER_COST_PAIRS; pair++) {
+      const plain = await measureRelayTurns([ranksPerCore], core, onOutput);
+      // With keepDir the last pair's trace stays (keepDir/relay-K) for a replay: validation/pem/relay-replay.mjs.
+      const keep = keepDir !== undefined && pair === RECORDER_COST_PAIRS - 1;
+      const dir = keep ? path.join(keepDir, `relay-${ranksPerCore}`) : fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-recorder-cost-'));
+      try {
+        const summary = await recordTrace({ np: ranksPerCore, outDir: dir, ...relayCommand(core), onOutput });
+        if (summary.exitCode !== 0) throw new PingPongError(`the traced relaying ping-pong with ${ranksPerCore} ranks on core ${core} failed (mpirun status ${summary.exitCode ?? summary.signal})`);
+        const seconds = parseRelayTurn(summary.stdout, `traced relaying ping-pong with ${ranksPerCore} ranks on core ${core}`);
+        pairs.push({ untraced: plain[0].seconds, traced: { ranksPerCore, seconds, ...perTurn(summary.archive) } });
+      } finally {
+        if (!keep) fs.rmSync(dir, { recursive: true, force: true });
+      }
     }
+    const turns = pairedRelayTurns(ranksPerCore, pairs);
+    paired.push(turns.untraced);
+    traced.push(turns.traced);
   }
-  return { recorderCallSeconds: recorderCallCost(traced.find((t) => t.ranksPerCore === 2)!.seconds, pair.seconds), recorderTurn: recorderTurnCosts(traced, untraced), traced };
+  const pair = paired.find((p) => p.ranksPerCore === 2)!;
+  return { recorderCallSeconds: recorderCallCost(traced.find((t) => t.ranksPerCore === 2)!.seconds, pair.seconds), recorderTurn: recorderTurnCosts(traced, paired), traced };
+}
+
+/**
+ * One k's relaying runs in pairs, untraced then traced: the untraced turn is their median, and
+ * the traced one that plus the median of the pairs' differences (its gaps and real reads their
+ * medians), so that a change of the machine's speed between pairs cancels.
+ */
+export function pairedRelayTurns(ranksPerCore: number, pairs: readonly { untraced: number; traced: TracedRelayTurn }[]): { untraced: SharedCorePoint; traced: TracedRelayTurn } {
+  const untraced = medianSeconds(pairs.map((p) => p.untraced));
+  return {
+    untraced: { ranksPerCore, seconds: untraced },
+    traced: {
+      ranksPerCore,
+      seconds: untraced + medianSeconds(pairs.map((p) => p.traced.seconds - p.untraced)),
+      gapSeconds: medianSeconds(pairs.map((p) => p.traced.gapSeconds)),
+      realReads: medianSeconds(pairs.map((p) => p.traced.realReads)),
+    },
+  };
 }
 
 /** Per turn of a relaying trace (two calls: a receive and a send), its computations and its real clock reads, over all ranks (the first computation, the start-up, left out). */
