@@ -35,13 +35,20 @@ const { mpirunArgv, runMpi } = require(path.join(root, 'out/server/src/mpi/launc
 const { openOtf2Archive, communicatorRanks } = require(path.join(root, 'out/server/src/trace/otf2Archive.js'));
 const { Otf2RankStream, cpuTimeMetrics } = require(path.join(root, 'out/server/src/pem/otf2Ops.js'));
 
+/**
+ * Each program's binary in build/mpi and its arguments. halo_fine, run only when named in
+ * --programs, is the halo computing about 10 µs between its calls instead of about 0.5 ms
+ * (docs/pem.md, Accuracy, "a fine-grained halo").
+ */
 const PROGRAMS = {
-  master_worker: ['300'],
-  halo: ['400000', '60'],
-  pipeline: ['200', '65536'],
-  alltoall_sort: ['400000', '3'],
-  latency: ['10000'],
+  master_worker: { binary: 'master_worker', args: ['300'] },
+  halo: { binary: 'halo', args: ['400000', '60'] },
+  pipeline: { binary: 'pipeline', args: ['200', '65536'] },
+  alltoall_sort: { binary: 'alltoall_sort', args: ['400000', '3'] },
+  latency: { binary: 'latency', args: ['10000'] },
+  halo_fine: { binary: 'halo', args: ['8000', '5000'] },
 };
+const DEFAULT_PROGRAMS = ['master_worker', 'halo', 'pipeline', 'alltoall_sort', 'latency'];
 
 function option(name, fallback) {
   const i = process.argv.indexOf(`--${name}`);
@@ -49,10 +56,18 @@ function option(name, fallback) {
 }
 
 const reps = Number(option('reps', '5'));
-const programs = option('programs', Object.keys(PROGRAMS).join(',')).split(',');
+const programs = option('programs', DEFAULT_PROGRAMS.join(',')).split(',');
+const unknown = programs.filter((name) => !PROGRAMS[name]);
+if (unknown.length > 0) {
+  process.stderr.write(`validate.mjs: unknown program ${unknown.join(', ')}; known: ${Object.keys(PROGRAMS).join(', ')}\n`);
+  process.exit(2);
+}
 const configs = option('configs', '2/1,2/2,4/1,4/2,8/1,8/2').split(',');
 const build = process.env.CAUSAL_LENS_MPI_BUILD || path.join(root, 'build/mpi');
 process.env.CAUSAL_LENS_MPI_BUILD = build;
+
+/** pin-rank.sh's arguments for one program on `nodes` emulated nodes. */
+const pinnedArgs = (program, nodes) => [String(nodes), path.join(build, PROGRAMS[program].binary), ...PROGRAMS[program].args];
 
 // --keep DIR keeps the traces and measured times (DIR/measured.json); --kept DIR predicts from them again.
 const keep = option('keep');
@@ -84,7 +99,7 @@ function computeSeconds(archivePath) {
 
 /** An untraced run's time: the slowest rank's own "elapsed" line (MPI_Init to the end of its work). */
 async function untracedSeconds(program, np, nodes) {
-  const argv = mpirunArgv({ np, program: path.join(here, 'pin-rank.sh'), args: [String(nodes), path.join(build, program), ...PROGRAMS[program]] });
+  const argv = mpirunArgv({ np, program: path.join(here, 'pin-rank.sh'), args: pinnedArgs(program, nodes) });
   const result = await runMpi(argv, () => undefined);
   if (result.code !== 0) throw new Error(`${program} ${np}/${nodes} untraced failed`);
   return Math.max(...[...result.stdout.matchAll(/elapsed rank=\d+ seconds=([\d.]+)/g)].map((m) => Number(m[1])));
@@ -117,7 +132,7 @@ async function measure() {
           np,
           outDir,
           program: path.join(here, 'pin-rank.sh'),
-          args: [String(nodes), path.join(build, program), ...PROGRAMS[program]],
+          args: pinnedArgs(program, nodes),
         });
         if (summary.truncated) throw new Error(`${program} ${config}: ${summary.truncated}`);
         // The measured time is the trace's; the network does not change it.
