@@ -55,11 +55,8 @@ test(`${SAMPLE}.c: lenses on the curve lines, the claims after them, hot lines s
     const shaded = (await workbench.lineDecorations()).filter((d) => d.backgrounds.length > 0);
     t.diagnostic(`shaded lines near ${hottest}: ${shaded.map((d) => d.line).join(', ')}`);
     assert.ok(shaded.length > 0, 'hot lines have a background');
-    // Show Hover (Ctrl+K Ctrl+I) at the cursor, on the hottest line.
-    await workbench.page.keyboard.press('Control+K');
-    await workbench.page.keyboard.press('Control+I');
-    const hover = workbench.page.locator('.monaco-hover', { hasText: 'Causal Lens' }).first();
-    await hover.waitFor({ timeout: 30_000 });
+    // The hover at the cursor, on the hottest line.
+    const hover = await workbench.hoverAtCursor('Causal Lens');
     assert.match(await hover.innerText(), /program speedup/);
     t.diagnostic(`hover screenshot: ${await workbench.screenshot(`${SAMPLE}-hover`)}`);
     await workbench.page.keyboard.press('Escape');

@@ -72,10 +72,7 @@ test('blocking.c recorded with perf: heat, off-CPU classes after the lines, hove
       const fsyncShade = (await workbench.lineDecorations()).find((d) => d.line === fsync)?.backgrounds[0];
       assert.ok(fsyncShade, 'the fsync line is shaded');
       assert.notEqual(fsyncShade, background(marker(source, 'compute')), 'off-CPU and on-CPU lines differ in colour');
-      await workbench.page.keyboard.press('Control+K');
-      await workbench.page.keyboard.press('Control+I');
-      const hover = workbench.page.locator('.monaco-hover', { hasText: /Sampled time/ }).first();
-      await hover.waitFor({ timeout: 30_000 });
+      const hover = await workbench.hoverAtCursor(/Sampled time/);
       const hoverText = await hover.innerText();
       assert.match(hoverText, /I\/O/);
       assert.match(hoverText, /Heaviest stacks into this line/);

@@ -136,6 +136,28 @@ export class Workbench {
     await input.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
   }
 
+  /**
+   * Shows the hover at the cursor (Show Hover, Ctrl+K Ctrl+I) until one holding `text` is
+   * visible, pressing the chord again every few seconds: one pressed while the editor is still
+   * taking the focus back from the quick input is lost (a clean clone's CI run waited 30 s for a
+   * hover that never came).
+   */
+  async hoverAtCursor(text: string | RegExp): Promise<Locator> {
+    const hover = this.page.locator('.monaco-hover', { hasText: text }).first();
+    const deadline = Date.now() + UI_TIMEOUT_MS;
+    for (;;) {
+      await this.page.keyboard.press('Control+K');
+      await this.page.keyboard.press('Control+I');
+      try {
+        await hover.waitFor({ timeout: 5_000 });
+        return hover;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await this.page.keyboard.press('Escape');
+      }
+    }
+  }
+
   /** Runs a command from the palette by its full title, e.g. `Causal Lens: Next Hot Line`. */
   async runCommand(title: string): Promise<void> {
     await this.page.keyboard.press('F1');
