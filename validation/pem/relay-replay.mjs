@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(import.meta.url);
-const { measureRelayTurns, measureRecorderCosts } = require(path.join(root, 'out/server/src/mpi/calibration.js'));
+const { measureRecorderCosts } = require(path.join(root, 'out/server/src/mpi/calibration.js'));
 const { loadCommTable } = require(path.join(root, 'out/server/src/network/commTable.js'));
 const { predictScenarios } = require(path.join(root, 'out/server/src/pem/index.js'));
 const { openOtf2Archive } = require(path.join(root, 'out/server/src/trace/otf2Archive.js'));
@@ -42,9 +42,8 @@ function smallestRecv(trace) {
 
 try {
   for (let rep = 0; rep < reps; rep++) {
-    const relayTurn = await measureRelayTurns([2, 4, 8]);
     const dir = path.join(work, `rep-${rep}`);
-    const { recorderCallSeconds, recorderTurn, traced } = await measureRecorderCosts(relayTurn, 0, undefined, dir);
+    const { relayTurn, recorderCallSeconds, recorderTurn, traced } = await measureRecorderCosts([2, 4, 8], 0, undefined, dir);
     const table = { ...machine, relayTurn, recorderCallSeconds, recorderTurn };
     process.stdout.write(`repetition ${rep + 1}: recorder per call ${us(recorderCallSeconds)} µs, per turn ${recorderTurn.map((p) => `${p.ranksPerCore}: ${us(p.seconds)} µs`).join(', ')}\n`);
     for (const turn of traced) {

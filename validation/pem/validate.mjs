@@ -30,7 +30,7 @@ const require = createRequire(import.meta.url);
 const { recordTrace } = require(path.join(root, 'out/server/src/mpi/recordTrace.js'));
 const { predictScenarios } = require(path.join(root, 'out/server/src/pem/index.js'));
 const { COMM_TABLE_SCHEMA } = require(path.join(root, 'out/server/src/network/commTable.js'));
-const { parsePingPong, measureSharedCore, measureRelayTurns, measureRecorderCosts, measureSchedulerTick, medianPoints, medianSeconds } = require(path.join(root, 'out/server/src/mpi/calibration.js'));
+const { parsePingPong, measureSharedCore, measureRecorderCosts, measureSchedulerTick, medianPoints, medianSeconds } = require(path.join(root, 'out/server/src/mpi/calibration.js'));
 const { mpirunArgv, runMpi } = require(path.join(root, 'out/server/src/mpi/launch.js'));
 const { openOtf2Archive, communicatorRanks } = require(path.join(root, 'out/server/src/trace/otf2Archive.js'));
 const { Otf2RankStream, cpuTimeMetrics } = require(path.join(root, 'out/server/src/pem/otf2Ops.js'));
@@ -110,8 +110,7 @@ async function untracedSeconds(program, np, nodes) {
  * core (polling and relaying), the recorder's cost per call, and the scheduler's tick.
  */
 async function calibrate() {
-  const relayTurn = await measureRelayTurns([2, 4, 8]);
-  const { recorderCallSeconds, recorderTurn } = await measureRecorderCosts(relayTurn);
+  const { relayTurn, recorderCallSeconds, recorderTurn } = await measureRecorderCosts([2, 4, 8]);
   const schedulerTickSeconds = await measureSchedulerTick();
   return { intraNode: await pingPong(1), interNode: await pingPong(2), sharedCore: await measureSharedCore([2, 3, 4, 6, 8], 0.02), relayTurn, recorderCallSeconds, recorderTurn, schedulerTickSeconds };
 }

@@ -50,15 +50,15 @@ export async function runCalibrate(args: string[], out: (t: string) => void, err
     const ticks = os.cpus().length >= 2;
     if (!ticks) err("causal-lens calibrate: one CPU: the scheduler's tick needs two; not measured\n");
     for (let i = 1; i <= repeat; i++) {
-      err(`causal-lens calibrate: measurement ${i} of ${repeat}: ping-pong between 2 of ${np} ranks on this node, 0 B to 16 MiB${shared.length ? `; 0-byte ping-pong with ${shared.join(', ')} ranks sharing core 0` : ''}${relayed.length >= 2 ? `; relaying with ${relayed.join(', ')}${relayed.includes(2) ? "; the same traced three times, each right after an untraced one, for the recorder's cost per call and per turn" : ''}` : ''}${ticks ? "; the scheduler's tick" : ''}\n`);
+      err(`causal-lens calibrate: measurement ${i} of ${repeat}: ping-pong between 2 of ${np} ranks on this node, 0 B to 16 MiB${shared.length ? `; 0-byte ping-pong with ${shared.join(', ')} ranks sharing core 0` : ''}${relayed.length >= 2 ? `; relaying with ${relayed.join(', ')}${relayed.includes(2) ? "; three times each, untraced then traced, for the recorder's cost per call and per turn" : ''}` : ''}${ticks ? "; the scheduler's tick" : ''}\n`);
       const measured = await measureIntraNode({ np, targetSeconds: seconds, onOutput: err });
       if (shared.length) measured.sharedCore = await measureSharedCore(shared, seconds, 0, err);
       if (relayed.length >= 2) {
-        measured.relayTurn = await measureRelayTurns(relayed, 0, err);
-        if (measured.relayTurn.some((p) => p.ranksPerCore === 2)) {
-          const { recorderCallSeconds, recorderTurn } = await measureRecorderCosts(measured.relayTurn, 0, err);
-          Object.assign(measured, { recorderCallSeconds, recorderTurn });
-        }
+        // With 2 among them, the relaying turns come from the recorder's pairs (untraced, then traced).
+        if (relayed.includes(2)) {
+          const { relayTurn, recorderCallSeconds, recorderTurn } = await measureRecorderCosts(relayed, 0, err);
+          Object.assign(measured, { relayTurn, recorderCallSeconds, recorderTurn });
+        } else measured.relayTurn = await measureRelayTurns(relayed, 0, err);
       }
       if (ticks) measured.schedulerTickSeconds = await measureSchedulerTick(undefined, err);
       tables.push(measured);

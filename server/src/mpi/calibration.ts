@@ -209,47 +209,48 @@ export function recorderTurnCosts(traced: readonly TracedRelayTurn[], untraced: 
 const RECORDER_COST_PAIRS = 3;
 
 /**
- * The relaying turn traced by the recorder for each k of `untraced` (which must hold 2), and from
- * it the recorder's cost per call (CommTable.recorderCallSeconds: the 2-rank turn traced less
- * untraced, over its two calls; on a shared core the whole call is on the path, so this is its
- * full cost, which the gaps between calls show only in part) and per turn (recorderTurnCosts).
- * Each traced run follows an untraced one of the same k, RECORDER_COST_PAIRS times, and the
+ * The relaying turn untraced (CommTable.relayTurn) and traced by the recorder for each k of
+ * `ranksPerCore` (which must hold 2), and from them the recorder's cost per call
+ * (CommTable.recorderCallSeconds: the 2-rank turn traced less untraced, over its two calls; on a
+ * shared core the whole call is on the path, so this is its full cost, which the gaps between
+ * calls show only in part) and per turn (recorderTurnCosts). Each traced run follows an untraced
+ * one of the same k, RECORDER_COST_PAIRS times; the untraced turn is the pairs' median and the
  * costs come from the medians of the pairs' differences: this VM's speed moves a relaying turn by
  * 3–4% from one run to the next, as much as the recorder's cost per turn at 8 ranks, and runs
  * seconds apart (the untraced turns measured first, then the traced ones) gave 0 to 0.28 µs for
  * it in ten calibrations in a row; a pair's runs see the same speed.
  */
 export async function measureRecorderCosts(
-  untraced: readonly SharedCorePoint[],
+  ranksPerCore: readonly number[],
   core = 0,
   onOutput?: (text: string) => void,
   keepDir?: string,
-): Promise<{ recorderCallSeconds: number; recorderTurn: SharedCorePoint[]; traced: TracedRelayTurn[] }> {
-  if (!untraced.some((p) => p.ranksPerCore === 2)) throw new PingPongError("the recorder's cost needs the relaying turn of 2 ranks");
+): Promise<{ relayTurn: SharedCorePoint[]; recorderCallSeconds: number; recorderTurn: SharedCorePoint[]; traced: TracedRelayTurn[] }> {
+  if (!ranksPerCore.includes(2)) throw new PingPongError("the recorder's cost needs the relaying turn of 2 ranks");
   const traced: TracedRelayTurn[] = [];
-  const paired: SharedCorePoint[] = [];
-  for (const { ranksPerCore } of untraced) {
+  const relayTurn: SharedCorePoint[] = [];
+  for (const k of ranksPerCore) {
     const pairs: { untraced: number; traced: TracedRelayTurn }[] = [];
     for (let pair = 0; pair < RECORDER_COST_PAIRS; pair++) {
-      const plain = await measureRelayTurns([ranksPerCore], core, onOutput);
+      const [untraced] = await measureRelayTurns([k], core, onOutput);
       // With keepDir the last pair's trace stays (keepDir/relay-K) for a replay: validation/pem/relay-replay.mjs.
       const keep = keepDir !== undefined && pair === RECORDER_COST_PAIRS - 1;
-      const dir = keep ? path.join(keepDir, `relay-${ranksPerCore}`) : fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-recorder-cost-'));
+      const dir = keep ? path.join(keepDir, `relay-${k}`) : fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-recorder-cost-'));
       try {
-        const summary = await recordTrace({ np: ranksPerCore, outDir: dir, ...relayCommand(core), onOutput });
-        if (summary.exitCode !== 0) throw new PingPongError(`the traced relaying ping-pong with ${ranksPerCore} ranks on core ${core} failed (mpirun status ${summary.exitCode ?? summary.signal})`);
-        const seconds = parseRelayTurn(summary.stdout, `traced relaying ping-pong with ${ranksPerCore} ranks on core ${core}`);
-        pairs.push({ untraced: plain[0].seconds, traced: { ranksPerCore, seconds, ...perTurn(summary.archive) } });
+        const summary = await recordTrace({ np: k, outDir: dir, ...relayCommand(core), onOutput });
+        if (summary.exitCode !== 0) throw new PingPongError(`the traced relaying ping-pong with ${k} ranks on core ${core} failed (mpirun status ${summary.exitCode ?? summary.signal})`);
+        const seconds = parseRelayTurn(summary.stdout, `traced relaying ping-pong with ${k} ranks on core ${core}`);
+        pairs.push({ untraced: untraced.seconds, traced: { ranksPerCore: k, seconds, ...perTurn(summary.archive) } });
       } finally {
         if (!keep) fs.rmSync(dir, { recursive: true, force: true });
       }
     }
-    const turns = pairedRelayTurns(ranksPerCore, pairs);
-    paired.push(turns.untraced);
+    const turns = pairedRelayTurns(k, pairs);
+    relayTurn.push(turns.untraced);
     traced.push(turns.traced);
   }
-  const pair = paired.find((p) => p.ranksPerCore === 2)!;
-  return { recorderCallSeconds: recorderCallCost(traced.find((t) => t.ranksPerCore === 2)!.seconds, pair.seconds), recorderTurn: recorderTurnCosts(traced, paired), traced };
+  const pair = relayTurn.find((p) => p.ranksPerCore === 2)!;
+  return { relayTurn, recorderCallSeconds: recorderCallCost(traced.find((t) => t.ranksPerCore === 2)!.seconds, pair.seconds), recorderTurn: recorderTurnCosts(traced, relayTurn), traced };
 }
 
 /**
