@@ -14,9 +14,15 @@
  * waiting in MPI_Recv, yields its core and gets it back only at the scheduler's next tick, so a
  * 0-byte round trip takes about one tick; rank 0 prints the median round trip:
  *   tick <seconds>
+ * With "slice", rank 0 runs on CPU 0 beside a thread that only yields there (as a rank waiting in
+ * MPI does) and, SAMPLES times, sleeps a random 0-8 ms, then computes until that thread runs again:
+ * woken at a random moment, it keeps the core for the scheduler's slice and loses it at the tick
+ * after, so the mean time is the slice plus half a tick; rank 0 prints the times' mean and count:
+ *   slice <mean seconds> <samples>
  * usage: pingpong [TARGET_SECONDS=0.05] [MAX_BYTES=16777216]
  *        pingpong relay [ROUND_TRIPS=20000]
- *        pingpong tick [TARGET_SECONDS=0.5] */
+ *        pingpong tick [TARGET_SECONDS=0.5]
+ *        pingpong slice [SAMPLES=200] */
 #define _GNU_SOURCE
 #include <mpi.h>
 #include <pthread.h>
@@ -24,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { MIN_ROUND_TRIPS = 5, MAX_ROUND_TRIPS = 1000 };
 
@@ -128,6 +135,50 @@ static void tick(int rank, double target) {
   }
 }
 
+static volatile long yields = 0;
+static volatile int yielding = 1;
+
+static void *yield_only(void *unused) {
+  (void)unused;
+  while (yielding) {
+    yields++;
+    sched_yield();
+  }
+  return NULL;
+}
+
+static void slice(long samples) {
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  CPU_SET(0, &cpus);
+  if (sched_setaffinity(0, sizeof cpus, &cpus) != 0) {
+    fprintf(stderr, "pingpong slice: cannot run on CPU 0\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  pthread_t poller;
+  if (pthread_create(&poller, NULL, yield_only, NULL) != 0) {
+    fprintf(stderr, "pingpong slice: cannot start the yielding thread\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  unsigned long long seed = 88172645463325252ULL;
+  double sum = 0;
+  long n = 0;
+  for (long i = 0; i < samples; i++) {
+    seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+    struct timespec pause = { 0, (long)(seed % 8000000ULL) };
+    nanosleep(&pause, NULL);
+    double start = MPI_Wtime(), now = start;
+    long seen = yields;
+    /* A slice that outlasts 50 ms means no tick took the core: not a sample. */
+    while (yields == seen && (now = MPI_Wtime()) - start < 0.05) {
+    }
+    if (yields != seen) sum += now - start, n++;
+  }
+  yielding = 0;
+  pthread_join(poller, NULL);
+  printf("slice %.9e %ld\n", n > 0 ? sum / n : 0.0, n);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank, size;
@@ -139,6 +190,11 @@ int main(int argc, char **argv) {
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
     tick(rank, argc > 2 ? atof(argv[2]) : 0.5);
+    MPI_Finalize();
+    return 0;
+  }
+  if (argc > 1 && strcmp(argv[1], "slice") == 0) {
+    if (rank == 0) slice(argc > 2 && atol(argv[2]) > 0 ? atol(argv[2]) : 200);
     MPI_Finalize();
     return 0;
   }

@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCalibrate } from '../../server/src/cli/calibrate';
 import { UsageError } from '../../server/src/cli/flags';
-import { PingPongError, medianPoints, pairedRelayTurns, parseFirstOneWay, parsePingPong, parseRelayTurn, parseTick, recorderTurnCosts } from '../../server/src/mpi/calibration';
+import { PingPongError, medianPoints, pairedRelayTurns, parseFirstOneWay, parsePingPong, parseRelayTurn, parseSlice, parseTick, recorderTurnCosts } from '../../server/src/mpi/calibration';
 import { CALIBRATION_SIZES, loadCommTable, oneWaySeconds, parseCommTable } from '../../server/src/network/commTable';
 import { mulberry32 } from '../../server/src/causal/random';
 
@@ -63,6 +63,9 @@ test('calibrate measures every size from 0 B to 16 MiB and writes a table the ta
   // The scheduler's tick, against a spinning thread: 1 to 10 ms (HZ 1000 to 100), far above any
   // one-way time here; without the spinner a round trip takes microseconds.
   assert.ok(table.schedulerTickSeconds! >= 1e-3 && table.schedulerTickSeconds! <= 10e-3, `tick ${table.schedulerTickSeconds} s`);
+  // The slice a woken process keeps against a yielding one: Linux's EEVDF base slice is 0.75 ms
+  // scaled by 1 + log2(CPUs), so 0.75 to 3 ms, and below a tick plus that.
+  assert.ok(table.schedulerSliceSeconds! >= 0.5e-3 && table.schedulerSliceSeconds! <= 3.5e-3, `slice ${table.schedulerSliceSeconds} s`);
   // --repeat 2: two measurements, their spread reported, each point their median.
   assert.equal(progress.match(/measurement \d of 2/g)?.length, 2);
   assert.match(progress, /8-byte one-way over 2 measurements \d+\.\d\d–\d+\.\d\d µs; the table takes each point's median/);
@@ -78,6 +81,13 @@ test("the tick ping-pong's line is read; without it the error names the run", ()
   assert.equal(parseTick('tick 3.991709000e-03\n', 'tick'), 3.991709e-3);
   assert.throws(() => parseTick('relay 4 1e-6\n', 'the tick run'), (error: Error) => error instanceof PingPongError && /^the tick run: no "tick <seconds>" line/.test(error.message));
   assert.throws(() => parseTick('tick 0\n', 't'), PingPongError);
+});
+
+test("the slice probe's line gives the slice: its mean less half a tick; without samples the error names the run", () => {
+  assert.ok(Math.abs(parseSlice('slice 3.418656325e-03 200\n', 4e-3, 'slice') - 1.418656325e-3) < 1e-15);
+  assert.equal(parseSlice('slice 1.5e-03 10\n', 4e-3, 'slice'), 0, 'never below 0');
+  assert.throws(() => parseSlice('slice 3e-3 0\n', 4e-3, 'the slice run'), (error: Error) => error instanceof PingPongError && /^the slice run: no "slice <seconds> <samples>" line with samples/.test(error.message));
+  assert.throws(() => parseSlice('tick 4e-3\n', 4e-3, 's'), PingPongError);
 });
 
 test('calibrate says when --shared-core leaves too few even counts for relaying turns, and writes none', async () => {

@@ -119,6 +119,8 @@ test("the network stack's CPU per message is read and checked", () => {
   assert.throws(() => parseCommTable(table({ interNode: [{ bytes: 0, seconds: 1e-4 }], connectSeconds: 'slow' }), 'n.json'), /n\.json: \$\.connectSeconds: expected a finite number ≥ 0/);
   assert.equal(parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], schedulerTickSeconds: 0.004 }), 't.json').schedulerTickSeconds, 0.004);
   assert.throws(() => parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], schedulerTickSeconds: -0.004 }), 't.json'), /t\.json: \$\.schedulerTickSeconds: expected a finite number ≥ 0/);
+  assert.equal(parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], schedulerSliceSeconds: 0.0014 }), 't.json').schedulerSliceSeconds, 0.0014);
+  assert.throws(() => parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], schedulerSliceSeconds: '1.4 ms' }), 't.json'), /t\.json: \$\.schedulerSliceSeconds: expected a finite number ≥ 0/);
 });
 
 test('nodes that share memory are said so with a boolean', () => {

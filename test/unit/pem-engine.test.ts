@@ -253,7 +253,7 @@ test('property: on an embarrassingly parallel trace more nodes never predict slo
   }
 });
 
-test('property: every rank finishes, the critical path adds up to the prediction, keep-alives change nothing', () => {
+test('property: every rank finishes, the critical path adds up to the prediction, keep-alives change nothing (sharing cores or taking turns)', () => {
   const random = mulberry32(0x51ed);
   for (let trial = 0; trial < 20; trial++) {
     const ranks = 2 + Math.floor(random() * 7);
@@ -261,7 +261,9 @@ test('property: every rank finishes, the critical path adds up to the prediction
     const nodes = 1 + Math.floor(random() * ranks);
     const nodeOf = Array.from({ length: ranks }, (_, r) => r % nodes);
     const cores = new Array(nodes).fill(1 + Math.floor(random() * 2));
-    const net = wire(random() * 1e-3, 1e7 + random() * 1e9);
+    const net: EngineNetwork = wire(random() * 1e-3, 1e7 + random() * 1e9);
+    // Every other trial the ranks of a node take turns (a slice, ticks) instead of sharing.
+    if (trial % 2 === 1) Object.assign(net, { schedulerTickSeconds: 1e-3 + random() * 3e-3, schedulerSliceSeconds: random() * 2e-3 });
     const clone = (keepAlive: boolean) =>
       workload.map((ops) =>
         ops.flatMap((o) => {
@@ -586,19 +588,22 @@ test('MPI_ANY_TAG takes the first message on the communicator; the earliest-post
   assert.equal(wildcard.payload, 'first');
 });
 
+/** Rank 1 waits on rank 0's core, where rank 0 computes `computeOfRank0` before its call; rank 2, alone on node 1, sends to rank 1 at 1, then to rank 0. */
+const waitBesideComputing = (computeOfRank0: number, network: EngineNetwork) =>
+  run(
+    [
+      [op(OpKind.Recv, { compute: computeOfRank0, peer: 2, tag: 1 }), op(OpKind.End)],
+      [op(OpKind.Recv, { peer: 2 }), op(OpKind.End)],
+      [op(OpKind.Send, { compute: 1, peer: 1 }), op(OpKind.Send, { peer: 0, tag: 1 }), op(OpKind.End)],
+    ],
+    [0, 0, 1],
+    [1, 1],
+    network,
+  ).result;
+
 test("a rank waiting on a core that a computing rank holds gets it back at the scheduler's next tick, or when that rank calls first", () => {
-  // Rank 1 waits on rank 0's core; rank 2, alone on node 1, sends to it at 1. Ticks every 4.
-  const ticking = (computeOfRank0: number, schedulerTickSeconds?: number) =>
-    run(
-      [
-        [op(OpKind.Recv, { compute: computeOfRank0, peer: 2, tag: 1 }), op(OpKind.End)],
-        [op(OpKind.Recv, { peer: 2 }), op(OpKind.End)],
-        [op(OpKind.Send, { compute: 1, peer: 1 }), op(OpKind.Send, { peer: 0, tag: 1 }), op(OpKind.End)],
-      ],
-      [0, 0, 1],
-      [1, 1],
-      { ...INSTANT, schedulerTickSeconds },
-    ).result;
+  // Ticks every 4.
+  const ticking = (computeOfRank0: number, schedulerTickSeconds?: number) => waitBesideComputing(computeOfRank0, { ...INSTANT, schedulerTickSeconds });
   close(ticking(10).finishSeconds[1], 1, 'without a tick: at once (infinitely small quanta)');
   close(ticking(10, 4).finishSeconds[1], 4, 'the next tick');
   close(ticking(2, 4).finishSeconds[1], 2, 'rank 0 reaches its call before the tick');
@@ -636,6 +641,38 @@ test('a rank waiting on a core that several computing ranks hold gets it back af
   close(queued(30, 4).finishSeconds[1], 8, 'two turns: the ticks at 4 and 8');
   // Sharing the core with rank 3, rank 0 reaches its call at 3 (1.5 of CPU); rank 3's turn ends at the tick.
   close(queued(1.5, 10).finishSeconds[1], 10, "rank 0's call, then the tick at 10");
+});
+
+test('taking turns (a scheduler slice): ranks on one core compute one after the other, not side by side', () => {
+  // Ranks 0 and 1 share one core from 0 and compute 2 and 3; rank 0 was there first.
+  const pair = (network: EngineNetwork) => run([[op(OpKind.End, { compute: 2 })], [op(OpKind.End, { compute: 3 })]], [0, 0], [1], network).result;
+  const shared = pair({ ...INSTANT, schedulerTickSeconds: 4 });
+  close(shared.finishSeconds[0], 4, 'processor sharing: at half speed until 4');
+  close(shared.finishSeconds[1], 5, 'processor sharing: then alone');
+  const turns = pair({ ...INSTANT, schedulerTickSeconds: 4, schedulerSliceSeconds: 10 });
+  close(turns.finishSeconds[0], 2, 'turns: rank 0 keeps the core to its end');
+  close(turns.finishSeconds[1], 5, 'turns: then rank 1');
+  close(turns.criticalPath.waitSeconds, 2, "rank 1's wait for the core is on the critical path");
+});
+
+test('taking turns, a rank keeps its core for its slice and gives it up at the tick after, to the back of the queue', () => {
+  // Rank 0 computes 10, rank 1 computes 1, on one core from 0; ticks every 4.
+  const slices = (schedulerSliceSeconds: number) =>
+    run([[op(OpKind.End, { compute: 10 })], [op(OpKind.End, { compute: 1 })]], [0, 0], [1], { ...INSTANT, schedulerTickSeconds: 4, schedulerSliceSeconds }).result.finishSeconds;
+  const short = slices(1.5);
+  close(short[1], 5, 'slice 1.5: rank 1 gets the core at the tick at 4');
+  close(short[0], 11, 'slice 1.5: rank 0 has it back at 5');
+  const long = slices(5);
+  close(long[1], 9, 'slice 5: the tick at 8');
+  close(long[0], 11, 'slice 5: rank 0 has it back at 9');
+});
+
+test('taking turns, a waiting rank whose message came waits for the running rank to call or to use its slice', () => {
+  // Ticks every 4.
+  const waiting = (computeOfRank0: number, schedulerSliceSeconds: number) => waitBesideComputing(computeOfRank0, { ...INSTANT, schedulerTickSeconds: 4, schedulerSliceSeconds }).finishSeconds[1];
+  close(waiting(10, 1.5), 4, 'the first tick after rank 0 used its slice');
+  close(waiting(10, 5), 8, 'a longer slice: the tick at 8');
+  close(waiting(3, 5), 3, "rank 0's call at 3, before its slice ends");
 });
 
 test('a rank polling in a loop takes its core for a poll at each turn: a share of its poll over the computation between blocking calls', () => {

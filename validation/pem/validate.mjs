@@ -30,7 +30,7 @@ const require = createRequire(import.meta.url);
 const { recordTrace } = require(path.join(root, 'out/server/src/mpi/recordTrace.js'));
 const { predictScenarios } = require(path.join(root, 'out/server/src/pem/index.js'));
 const { COMM_TABLE_SCHEMA } = require(path.join(root, 'out/server/src/network/commTable.js'));
-const { parsePingPong, measureSharedCore, measureRecorderCosts, measureSchedulerTick, medianPoints, medianSeconds } = require(path.join(root, 'out/server/src/mpi/calibration.js'));
+const { parsePingPong, measureSharedCore, measureRecorderCosts, measureSchedulerSlice, measureSchedulerTick, medianPoints, medianSeconds } = require(path.join(root, 'out/server/src/mpi/calibration.js'));
 const { mpirunArgv, runMpi } = require(path.join(root, 'out/server/src/mpi/launch.js'));
 const { openOtf2Archive, communicatorRanks } = require(path.join(root, 'out/server/src/trace/otf2Archive.js'));
 const { Otf2RankStream, cpuTimeMetrics } = require(path.join(root, 'out/server/src/pem/otf2Ops.js'));
@@ -112,7 +112,8 @@ async function untracedSeconds(program, np, nodes) {
 async function calibrate() {
   const { relayTurn, recorderCallSeconds, recorderTurn } = await measureRecorderCosts([2, 4, 8]);
   const schedulerTickSeconds = await measureSchedulerTick();
-  return { intraNode: await pingPong(1), interNode: await pingPong(2), sharedCore: await measureSharedCore([2, 3, 4, 6, 8], 0.02), relayTurn, recorderCallSeconds, recorderTurn, schedulerTickSeconds };
+  const schedulerSliceSeconds = await measureSchedulerSlice(schedulerTickSeconds);
+  return { intraNode: await pingPong(1), interNode: await pingPong(2), sharedCore: await measureSharedCore([2, 3, 4, 6, 8], 0.02), relayTurn, recorderCallSeconds, recorderTurn, schedulerTickSeconds, schedulerSliceSeconds };
 }
 
 /** Calibrates the emulated nodes once per repetition and traces and times every configuration REPS times, interleaved. */
@@ -158,11 +159,12 @@ async function measure() {
     recorderCallSeconds: medianSeconds(calibrations.map((c) => c.recorderCallSeconds)),
     recorderTurn: medianPoints(calibrations.map((c) => c.recorderTurn)),
     schedulerTickSeconds: medianSeconds(calibrations.map((c) => c.schedulerTickSeconds)),
+    schedulerSliceSeconds: medianSeconds(calibrations.map((c) => c.schedulerSliceSeconds)),
   };
   const microseconds = (points, pick) => points.map((p) => (pick(p) * 1e6).toFixed(2)).join(' ');
   process.stderr.write(`one-way 8 B, per calibration: same core ${microseconds(calibrations, (c) => c.intraNode.find((p) => p.bytes === 8).seconds)} µs, two cores ${microseconds(calibrations, (c) => c.interNode.find((p) => p.bytes === 8).seconds)} µs\n`);
   process.stderr.write(`0 B with k ranks on one core, medians: ${traced.sharedCore.map((p) => `${p.ranksPerCore}: ${(p.seconds * 1e6).toFixed(2)} µs`).join(', ')}\n`);
-  process.stderr.write(`relaying turn with k ranks on one core, medians: ${traced.relayTurn.map((p) => `${p.ranksPerCore}: ${(p.seconds * 1e6).toFixed(2)} µs`).join(', ')}; recorder per call ${(traced.recorderCallSeconds * 1e6).toFixed(3)} µs, per turn ${traced.recorderTurn.map((p) => `${p.ranksPerCore}: ${(p.seconds * 1e6).toFixed(3)} µs`).join(', ')}; scheduler's tick ${(traced.schedulerTickSeconds * 1e3).toFixed(2)} ms\n`);
+  process.stderr.write(`relaying turn with k ranks on one core, medians: ${traced.relayTurn.map((p) => `${p.ranksPerCore}: ${(p.seconds * 1e6).toFixed(2)} µs`).join(', ')}; recorder per call ${(traced.recorderCallSeconds * 1e6).toFixed(3)} µs, per turn ${traced.recorderTurn.map((p) => `${p.ranksPerCore}: ${(p.seconds * 1e6).toFixed(3)} µs`).join(', ')}; scheduler's tick ${(traced.schedulerTickSeconds * 1e3).toFixed(2)} ms, slice ${(traced.schedulerSliceSeconds * 1e3).toFixed(2)} ms\n`);
   return { traced, runs };
 }
 

@@ -171,6 +171,25 @@ export async function measureSchedulerTick(targetSeconds = 0.5, onOutput?: (text
   return parseTick(result.stdout, 'ping-pong against a spinning thread');
 }
 
+/**
+ * The scheduler's slice from the ping-pong's slice mode (CommTable.schedulerSliceSeconds): woken at
+ * random moments beside a yielding thread, the prober keeps its core for a slice and loses it at
+ * the tick after, so its mean time there is the slice plus half a tick.
+ */
+export function parseSlice(text: string, tickSeconds: number, source: string): number {
+  const match = /^slice (\S+) (\d+)$/m.exec(text);
+  const mean = match ? Number(match[1]) : NaN;
+  if (!(Number.isFinite(mean) && mean > 0 && Number(match![2]) > 0)) throw new PingPongError(`${source}: no "slice <seconds> <samples>" line with samples`);
+  return Math.max(0, mean - tickSeconds / 2);
+}
+
+/** The scheduler's slice (parseSlice), 200 samples on CPU 0 (about 1.5 s), given its tick (measureSchedulerTick). */
+export async function measureSchedulerSlice(tickSeconds: number, onOutput?: (text: string) => void): Promise<number> {
+  const result = await runMpi(mpirunArgv({ np: 1, program: builtFile(PINGPONG), args: ['slice', '200'] }), onOutput ?? (() => undefined));
+  if (result.code !== 0) throw new PingPongError(`the slice probe beside a yielding thread failed (mpirun status ${result.code ?? result.signal})`);
+  return parseSlice(result.stdout, tickSeconds, 'slice probe beside a yielding thread');
+}
+
 /** The recorder's cost per call from a relaying turn traced and untraced: a turn is two calls. */
 export function recorderCallCost(tracedTurn: number, untracedTurn: number): number {
   return Math.max(0, (tracedTurn - untracedTurn) / 2);

@@ -20,6 +20,7 @@
 //     "stackCpu": {"perMessageSeconds": 2e-5, "perByteSeconds": 1.5e-9},
 //     "connectSeconds": 0.012,
 //     "schedulerTickSeconds": 0.004,
+//     "schedulerSliceSeconds": 0.0014,
 //     "interNodeSharedMemory": true
 //   }
 // Sizes are strictly increasing (calibration uses 0, 1, 2, 4 … 16 MiB). Either list may be
@@ -45,6 +46,10 @@
 // "schedulerTickSeconds" (optional) is the operating system's scheduler tick as a rank waiting in
 // an MPI call sees it when a computing process holds its core: it yields, and gets the core back
 // at the next tick (a ping-pong against a spinning process takes one tick per round trip).
+// "schedulerSliceSeconds" (optional) is how long a process that has just waited keeps its core
+// against one that wants it: its slice (Linux's EEVDF base slice), then the next tick takes it.
+// With it PEM lets a node's ranks take its cores in turns rather than share them with infinitely
+// small quanta (docs/pem.md, "Taking turns").
 // "interNodeSharedMemory" (optional) says the nodes share memory (nodes emulated on one machine by
 // pinning ranks to cores): a message between them is the receiver's copy, CPU work as inside a
 // node, and there is no link to queue for; absent, the network moves the data (a NIC's DMA).
@@ -87,6 +92,7 @@ export interface CommTable {
   stackCpu?: StackCpu;
   connectSeconds?: number;
   schedulerTickSeconds?: number;
+  schedulerSliceSeconds?: number;
   interNodeSharedMemory?: boolean;
 }
 
@@ -265,7 +271,7 @@ export function parseCommTable(text: string, source: string): CommTable {
     if (table.relayTurn.length < 2) fail('$.relayTurn', `needs two or more points (ranks per core), got ${table.relayTurn.length}`);
   }
   if (raw.recorderTurn !== undefined) table.recorderTurn = parseRanksPerCorePoints(raw.recorderTurn, '$.recorderTurn', fail);
-  for (const key of ['recorderCallSeconds', 'connectSeconds', 'schedulerTickSeconds'] as const) {
+  for (const key of ['recorderCallSeconds', 'connectSeconds', 'schedulerTickSeconds', 'schedulerSliceSeconds'] as const) {
     const value = raw[key];
     if (value === undefined) continue;
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) fail(`$.${key}`, 'expected a finite number ≥ 0');

@@ -14,6 +14,10 @@
 //   node keeps the CPU each running rank has received since a fixed origin (`served`), so the
 //   current event that completes first is the one with the least CPU left, reached at
 //   `served` + left × running / C, Figure 3's earliest event time;
+// - with a scheduler slice (EngineNetwork.schedulerSliceSeconds) the ranks take the cores in
+//   turns instead, as Linux runs them: at most C run, each until its computation ends or until
+//   the first tick after it has used its slice, and the others wait in the node's ready queue
+//   (docs/pem.md, "Taking turns"); without one, the paper's sharing;
 // - one global queue orders every node's next completion and every known completion time, so
 //   an event is reported only when no other event can still come before it (Figure 3 reports
 //   the smallest earliest event time over all groups; in a trace every process's next event is
@@ -78,6 +82,12 @@ export interface EngineNetwork {
   connectSeconds?: number;
   /** The scheduler's tick, when a rank waiting in a call gets back a core that computing ranks hold (PemEngine.tickWait); absent: at once. */
   schedulerTickSeconds?: number;
+  /**
+   * The scheduler's slice: set, a node's ranks take its cores in turns (NodeState.ready) instead
+   * of sharing them with infinitely small quanta: a rank keeps its core until its computation
+   * ends, or until the first tick after it has computed this long since it last waited; absent: processor sharing (seed 000).
+   */
+  schedulerSliceSeconds?: number;
   /** Nodes share memory (emulated on one machine): a message between them is the receiver's copy, as inside a node. */
   interNodeSharedMemory?: boolean;
 }
@@ -163,6 +173,10 @@ class RankState {
   readonly wildcardRecvs: PostedRecv[] = [];
   /** The source the rank's last wildcard receive matched (PemOp.toWildcardSource), or −1. */
   wildcardSource = -1;
+  /** Taking turns (EngineNetwork.schedulerSliceSeconds): CPU of its slice used before it last got a core, NodeState.served then, and its burst's CPU left while it waits for a core. */
+  sliceUsed = 0;
+  coreServed = 0;
+  cpuLeft = 0;
   constructor(
     readonly rank: number,
     readonly node: number,
@@ -261,6 +275,8 @@ class NodeState {
   switchIn = 0;
   readonly heapRank: RankState[] = [];
   readonly heapServed: number[] = [];
+  /** Taking turns: ranks with a computation and no core, in the order they will get one. */
+  readonly ready: RankState[] = [];
   constructor(
     readonly index: number,
     readonly cores: number,
@@ -302,32 +318,49 @@ class NodeState {
   }
 
   pop(): RankState {
-    const hr = this.heapRank;
-    const hs = this.heapServed;
-    const top = hr[0];
-    const lastRank = hr.pop()!;
-    const lastServed = hs.pop()!;
-    const n = hr.length;
-    if (n > 0) {
-      let i = 0;
-      for (;;) {
-        let child = 2 * i + 1;
-        if (child >= n) break;
-        if (child + 1 < n && hs[child + 1] < hs[child]) child++;
-        if (hs[child] >= lastServed) break;
-        hr[i] = hr[child];
-        hs[i] = hs[child];
-        i = child;
-      }
-      hr[i] = lastRank;
-      hs[i] = lastServed;
-    }
-    this.running--;
+    const top = this.heapRank[0];
+    this.takeAt(0);
     return top;
   }
 
   nextFinish(): number {
     return this.heapServed[0];
+  }
+
+  /** Takes `rank` off the heap (taking turns: its slice is over); returns its finish (CPU served since the origin). */
+  remove(rank: RankState): number {
+    const at = this.heapRank.indexOf(rank);
+    const finish = this.heapServed[at];
+    this.takeAt(at);
+    return finish;
+  }
+
+  /** Removes the heap's entry at `at`: the last entry takes its place and moves up or down. */
+  private takeAt(at: number): void {
+    const hr = this.heapRank;
+    const hs = this.heapServed;
+    const lastRank = hr.pop()!;
+    const lastServed = hs.pop()!;
+    this.running--;
+    const n = hr.length;
+    if (at === n) return;
+    let i = at;
+    while (i > 0 && hs[(i - 1) >> 1] > lastServed) {
+      hr[i] = hr[(i - 1) >> 1];
+      hs[i] = hs[(i - 1) >> 1];
+      i = (i - 1) >> 1;
+    }
+    for (;;) {
+      let child = 2 * i + 1;
+      if (child >= n) break;
+      if (child + 1 < n && hs[child + 1] < hs[child]) child++;
+      if (hs[child] >= lastServed) break;
+      hr[i] = hr[child];
+      hs[i] = hs[child];
+      i = child;
+    }
+    hr[i] = lastRank;
+    hs[i] = lastServed;
   }
 }
 
@@ -450,6 +483,10 @@ export class PemEngine {
   private readonly connectedAt = new Map<number, number>();
   /** EngineNetwork.schedulerTickSeconds, or 0. */
   private readonly tick: number;
+  /** EngineNetwork.schedulerSliceSeconds, or 0 (processor sharing). */
+  private readonly slice: number;
+  /** The time of the event being processed. */
+  private now = 0;
   /** Scratch for turnsWait. */
   private readonly earliestFinishes: number[] = [];
   /** Messages made so far (Message.seq), and receives posted (PostedRecv.seq). */
@@ -464,6 +501,7 @@ export class PemEngine {
     this.ranks = input.streams.map((stream, rank) => new RankState(rank, input.nodeOf[rank], collectiveRounds(stream, rank, input.communicators, this.worldRanks, input.network.eagerLimitBytes, problem)));
     this.linkFree = new Float64Array(input.coresPerNode.length);
     this.tick = input.network.schedulerTickSeconds ?? 0;
+    this.slice = input.network.schedulerSliceSeconds ?? 0;
     for (let r = 0; r < n; r++) this.nodes[input.nodeOf[r]].ranks++;
     for (const node of this.nodes) node.switchIn = input.network.switchIn?.(node.ranks / node.cores) ?? 0;
     const contended = (input.network.linkSecondsPerByte ?? 0) > 0 && input.network.interNodeSharedMemory !== true;
@@ -483,7 +521,7 @@ export class PemEngine {
     const turnOf = this.input.network.receiverTurn;
     if (!turnOf) return 0;
     const node = this.nodes[rank.node];
-    let polling = node.ranks - node.running - node.offCpu;
+    let polling = node.ranks - node.running - node.ready.length - node.offCpu;
     if (polls(rank)) polling--;
     const peer = this.ranks[other];
     if (peer.node === rank.node && polls(peer)) polling--;
@@ -506,7 +544,8 @@ export class PemEngine {
    * spinning process takes one tick per round trip).
    */
   private tickWait(rank: RankState, other: number, time: number): number {
-    if (!polls(rank)) return 0;
+    // Taking turns, the receiver waits for its core as a ready rank (NodeState.ready).
+    if (!polls(rank) || this.slice > 0) return 0;
     const node = this.nodes[rank.node];
     // Ranks taking in received data are inside a call: they wait in it next, and yield.
     let computing = node.running - node.resuming;
@@ -663,6 +702,7 @@ export class PemEngine {
       if (this.operations >= stopAt) return false;
       queue.pop(out);
       const time = out[0];
+      this.now = time;
       const id = out[1];
       if (id >= 2 * this.nodes.length) {
         const node = id - 2 * this.nodes.length;
@@ -675,6 +715,8 @@ export class PemEngine {
         this.completeBursts(node, time);
       } else {
         const rank = this.ranks[-1 - id];
+        // A rank back from a wait or from off its core starts a new slice.
+        rank.sliceUsed = 0;
         if (rank.status === OFF_CPU) {
           this.nodes[rank.node].offCpu--;
           rank.status = 0;
@@ -688,8 +730,10 @@ export class PemEngine {
         rank.status = 0;
         if (rank.pollShare > 0) this.stopPolling(rank, time);
         // It waited: on a shared core it takes the core back in its turn.
-        const work = rank.until.work + this.nodes[rank.node].switchIn;
-        if (work > 0) {
+        const node = this.nodes[rank.node];
+        const work = rank.until.work + node.switchIn;
+        // Taking turns, a rank whose cores are all taken waits for one before it goes on.
+        if (work > 0 || (this.slice > 0 && node.running >= node.cores)) {
           this.startBurst(rank, time, work, true);
           continue;
         }
@@ -734,6 +778,7 @@ export class PemEngine {
     const tolerance = 1e-12 * Math.max(1, node.served);
     while (node.running > 0 && node.nextFinish() <= node.served + tolerance) {
       const rank = node.pop();
+      rank.sliceUsed += node.served - rank.coreServed;
       if (rank.resuming) {
         node.resuming--;
         rank.pm += rank.burstCpu;
@@ -745,9 +790,51 @@ export class PemEngine {
       if (!first) first = rank;
       else (more ??= []).push(rank);
     }
+    if (this.slice > 0 && node.ready.length > 0 && this.atTick(time)) this.endSlices(node, tolerance);
     this.scheduleNode(node);
     if (first) this.afterBurst(first, time);
     if (more) for (const rank of more) this.afterBurst(rank, time);
+  }
+
+  /** Whether `time` is one of the scheduler's ticks (sliceEnd's multiples of it); without a tick, every time is. */
+  private atTick(time: number): boolean {
+    return this.tick <= 0 || Math.abs(time - Math.round(time / this.tick) * this.tick) <= 1e-9 * this.tick;
+  }
+
+  /** Taking turns: the ranks whose slice is used give their core to the ready ones at this tick, and queue behind them. */
+  private endSlices(node: NodeState, tolerance: number): void {
+    const used = (rank: RankState) => rank.sliceUsed + node.served - rank.coreServed;
+    // sliceEnd rounds to the tick within 1e-9 of it.
+    const ended = node.heapRank.filter((rank) => used(rank) >= this.slice - tolerance - 1e-9 * this.tick);
+    // As many as there are ready ranks, those longest on their core first (not in heap order, which depends on their finishes).
+    ended.sort((a, b) => (Math.abs(used(b) - used(a)) > tolerance ? used(b) - used(a) : a.rank - b.rank));
+    for (const rank of ended.slice(0, node.ready.length)) {
+      rank.cpuLeft = node.remove(rank) - node.served;
+      rank.sliceUsed = 0;
+      node.ready.push(rank);
+    }
+  }
+
+  /** Taking turns: the ready ranks take the node's free cores, in order. */
+  private fillCores(node: NodeState): void {
+    node.advance(this.now);
+    while (node.running < node.cores && node.ready.length > 0) {
+      const rank = node.ready.shift()!;
+      rank.coreServed = node.served;
+      node.push(rank, node.served + rank.cpuLeft);
+    }
+  }
+
+  /** Taking turns: when the first of the node's running ranks has used its slice, at the tick that follows (Infinity: never). */
+  private sliceEnd(node: NodeState, rate: number): number {
+    if (node.ready.length === 0 || rate <= 0) return Infinity;
+    let used = 0;
+    for (let i = 0; i < node.running; i++) {
+      const rank = node.heapRank[i];
+      used = Math.max(used, rank.sliceUsed + node.served - rank.coreServed);
+    }
+    const at = node.lastTime + Math.max(0, this.slice - used) / rate;
+    return this.tick > 0 ? Math.max(node.lastTime, Math.ceil(at / this.tick - 1e-9) * this.tick) : at;
   }
 
   private afterBurst(rank: RankState, time: number): void {
@@ -781,6 +868,7 @@ export class PemEngine {
     for (let i = 0; i < this.rescheduledCount; i++) {
       const node = this.rescheduled[i];
       node.rescheduled = false;
+      if (node.ready.length > 0) this.fillCores(node);
       this.queueNextFinish(node);
     }
     this.rescheduledCount = 0;
@@ -795,6 +883,7 @@ export class PemEngine {
     let at = rate > 0 ? node.lastTime + Math.max(0, left) / rate : Infinity;
     // The rate changes when the network stack gives its core back.
     if (node.stackUntil > node.lastTime) at = Math.min(at, node.stackUntil);
+    if (this.slice > 0) at = Math.min(at, this.sliceEnd(node, rate));
     // Late in a long run a tiny remainder can be below the clock's resolution; step one unit so time moves.
     if (at <= node.lastTime && left > 0) at = node.lastTime + Math.max(Number.MIN_VALUE, node.lastTime * Number.EPSILON);
     this.queue.push(at, node.index, node.version);
@@ -832,8 +921,14 @@ export class PemEngine {
     if (resuming) node.resuming++;
     rank.burstStart = time;
     rank.burstCpu = cpu;
-    node.push(rank, node.served + cpu);
     this.scheduleNode(node);
+    if (this.slice > 0 && node.running >= node.cores) {
+      rank.cpuLeft = cpu;
+      node.ready.push(rank);
+      return;
+    }
+    rank.coreServed = node.served;
+    node.push(rank, node.served + cpu);
   }
 
   private report(rank: RankState, time: number): void {

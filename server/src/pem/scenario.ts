@@ -126,6 +126,7 @@ export function engineNetwork(table: CommTable, traced: CommTable, tracerStays =
     connectSeconds: table.connectSeconds,
     // The ranks' operating system, not the network: a table without it keeps the traced one's.
     schedulerTickSeconds: table.schedulerTickSeconds ?? traced.schedulerTickSeconds,
+    schedulerSliceSeconds: table.schedulerSliceSeconds ?? traced.schedulerSliceSeconds,
     interNodeSharedMemory: table.interNodeSharedMemory,
   };
 }
