@@ -54,8 +54,11 @@ async function whatif(args: string[]): Promise<{ code: number; out: string; err:
 test('whatif --json: the shape the issue specifies, one scenario per placement × network, every rank finishes', async () => {
   for (const [program, np] of PROGRAMS) {
     const { code, out, err } = await whatif(['--json', traces.get(program)!, '--traced-network', COMM_TABLE, '--placement', `${np}/1`, '--placement', `${np}/2:cyclic`, '--network', 'gbe', '--network', 'ethernet-10m', '--cores', '1']);
-    // Notes say how the trace was replayed and are no problem: the exit code stays 0.
-    const notes = program === 'master_worker' ? ['causal-lens whatif: note: rank 0 deals tasks by MPI_ANY_SOURCE to ranks 1, 2, 3: in each prediction a task goes to the worker that asks first, with its traced work'] : [];
+    // Notes say how the trace was replayed and are no problem: the exit code stays 0. The N/1
+    // placements on one core share it, in turns with this machine's table (it has a slice).
+    const table = loadCommTable(COMM_TABLE);
+    const turns = `causal-lens whatif: note: ranks sharing a core take it in turns: each keeps it for a slice of ${(table.schedulerSliceSeconds! * 1e3).toFixed(2)} ms and up to the scheduler's next tick (every ${(table.schedulerTickSeconds! * 1e3).toFixed(2)} ms), or until it waits`;
+    const notes = [...(program === 'master_worker' ? ['causal-lens whatif: note: rank 0 deals tasks by MPI_ANY_SOURCE to ranks 1, 2, 3: in each prediction a task goes to the worker that asks first, with its traced work'] : []), turns];
     assert.deepEqual(err.split('\n').filter(Boolean), notes, `${program}: ${err}`);
     assert.equal(code, 0);
     const json = JSON.parse(out);
@@ -178,6 +181,20 @@ test("--compute-from-network: the other trace's calls are read with the network 
   const [byDefault, explicit] = await Promise.all([predictScenarios(trace, [{ nodes: 4 }], options), predictScenarios(trace, [{ nodes: 4 }], { ...options, computeFromNetwork: loadCommTable(instant) })]);
   assert.deepEqual(explicit.scenarios, byDefault.scenarios);
   await assert.rejects(whatif(['--json', trace, '--compute-from-network', 'ethernet-10m']), /give --compute-from TRACE too/);
+});
+
+test('a prediction that puts ranks on a shared core in turns (the table has a scheduler slice) says so; sharing with infinitely small quanta is the default', async () => {
+  const trace = traces.get('halo')!;
+  const table = loadCommTable(COMM_TABLE);
+  const turns = await predictScenarios(trace, [{ nodes: 1 }, { nodes: 2 }], { coresPerNode: 1, tracedNetwork: table });
+  assert.equal(turns.notes.length, 1, 'one note for both scenarios');
+  assert.match(turns.notes[0], /^ranks sharing a core take it in turns: each keeps it for a slice of \d\.\d\d ms and up to the scheduler's next tick \(every \d\.\d\d ms\), or until it waits$/);
+  assert.equal(turns.scenarios[0].problems, undefined);
+  const alone = await predictScenarios(trace, [{ nodes: 4 }], { coresPerNode: 1, tracedNetwork: table });
+  assert.deepEqual(alone.notes, [], 'no rank shares a core');
+  // The default traced network is a model without a slice: seed 000's sharing, no note.
+  const shared = await predictScenarios(trace, [{ nodes: 1 }], { coresPerNode: 1 });
+  assert.deepEqual(shared.notes, []);
 });
 
 test('a master that deals tasks by MPI_ANY_SOURCE: dealt in the prediction, its workers scaled as one with computeFrom', async () => {

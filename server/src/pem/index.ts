@@ -11,7 +11,7 @@ import { computeTraceMismatch, describeComputeMatches, matchRankCompute, poolCom
 import { dealTasks, findDealers } from './dealing';
 import { cpuTimeMetrics, Otf2RankStream, TraceOpsOptions } from './otf2Ops';
 import { OpKind, PemOp, RankStream } from './ops';
-import { engineNetwork, mapPlacement, parseMapText, Placement, samePlacement, ScenarioError, spreadPlacement, tracedPlacement } from './scenario';
+import { engineNetwork, mapPlacement, parseMapText, Placement, placementRanksPerCore, samePlacement, ScenarioError, spreadPlacement, tracedPlacement } from './scenario';
 
 /** One scenario; absent parts keep the traced configuration (same shape as the panel's WhatIfScenarioSpec). */
 export interface ScenarioSpec {
@@ -185,11 +185,17 @@ export async function predictScenarios(
           },
         };
       });
+      const network = engineNetwork(table, traced, options.eventCostSeconds === undefined);
+      // Seed 000's sharing is the documented default; turns are said where ranks share a core.
+      if (network.schedulerSliceSeconds && placementRanksPerCore(placement).some((k) => k > 1)) {
+        const note = turnsNote(network.schedulerSliceSeconds, network.schedulerTickSeconds);
+        if (!notes.includes(note)) notes.push(note);
+      }
       const engine = new PemEngine({
         streams: primed,
         nodeOf: placement.nodeOf,
         coresPerNode: placement.coresPerNode,
-        network: engineNetwork(table, traced, options.eventCostSeconds === undefined),
+        network,
         communicators,
         startSeconds: rankStartSeconds(computeFirstSeconds ?? streams.map((st) => st.facts.firstSeconds), samePlacement(placement, tracedPlacement((computeArchive ?? archive).ranks))),
       });
@@ -233,6 +239,12 @@ export async function predictScenarios(
  * a prediction of the run's own placement keeps them, with the tracer or without; another
  * placement's are not known.
  */
+/** How ranks sharing a core run when the table has the scheduler's slice (docs/pem.md, "Taking turns"). */
+function turnsNote(sliceSeconds: number, tickSeconds: number | undefined): string {
+  const ms = (seconds: number) => (seconds * 1e3).toFixed(2);
+  return `ranks sharing a core take it in turns: each keeps it for a slice of ${ms(sliceSeconds)} ms and up to the scheduler's next tick${tickSeconds ? ` (every ${ms(tickSeconds)} ms)` : ''}, or until it waits`;
+}
+
 export function rankStartSeconds(firstSeconds: readonly number[], samePlacement: boolean): number[] {
   const origin = Math.min(...firstSeconds.filter(Number.isFinite));
   return firstSeconds.map((first) => (samePlacement && Number.isFinite(first) ? first - origin : 0));
@@ -262,8 +274,7 @@ function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOption
   const communicators = communicatorRanks(archive.defs);
   const cpuMetrics = cpuTimeMetrics(archive);
   const placement = tracedPlacement(archive.ranks);
-  const ranksOnNode = placement.coresPerNode.map((_, node) => placement.nodeOf.filter((n) => n === node).length);
-  const ranksPerCore = placement.nodeOf.map((node) => Math.max(1, ranksOnNode[node] / placement.coresPerNode[node]));
+  const ranksPerCore = placementRanksPerCore(placement);
   const open = (options: readonly TraceOpsOptions[]) => archive.ranks.map((rank, i) => new Otf2RankStream(archive, rank, communicators, cpuMetrics, archive.defs.clock.globalOffset, options[i]));
   const network = engineNetwork(tracedNetwork, tracedNetwork);
   const rounds = new CollectiveCosts(placement.nodeOf, (bytes, same) => network.oneWay(bytes, same));

@@ -49,6 +49,12 @@ export function tracedPlacement(ranks: readonly Pick<RankLocation, 'rank' | 'hos
   return { label: `traced (${ranks.length}/${nodeIds.size})`, nodeOf, coresPerNode: resolved };
 }
 
+/** Per rank, its node's ranks over its cores (at least 1). */
+export function placementRanksPerCore(placement: Placement): number[] {
+  const ranksOnNode = placement.coresPerNode.map((_, node) => placement.nodeOf.filter((n) => n === node).length);
+  return placement.nodeOf.map((node) => Math.max(1, ranksOnNode[node] / placement.coresPerNode[node]));
+}
+
 /** Whether two placements put the same ranks together on nodes of the same core counts (node numbers aside). */
 export function samePlacement(a: Placement, b: Placement): boolean {
   if (a.nodeOf.length !== b.nodeOf.length) return false;
