@@ -117,6 +117,26 @@ test('the panel opens from the palette; the Causal tab follows the cursor, the S
     assert.equal(await panel.locator('#whatif-notes').count(), 0, 'the halo trace needs no note');
     t.diagnostic(`screenshot: ${await workbench.screenshot('panel-whatif')}`);
 
+    // Recorded with this machine's calibration: its ranks sharing a core take it in turns, as the CLI's --traced-network predicts.
+    const machineTable = path.join(SAMPLES, 'mpi', 'comm-table.json');
+    await panel.locator('#whatif-traced-network').evaluate((select, wanted) => {
+      (select as unknown as { value: string }).value = wanted;
+      select.dispatchEvent(new Event('change'));
+    }, machineTable);
+    await panel.locator('#whatif-run').click();
+    await panel.locator('#whatif-notes').waitFor({ timeout: 120_000 });
+    assert.match(await panel.locator('#whatif-notes').innerText(), /ranks sharing a core take it in turns/);
+    const recorded = whatIfCli(path.join(SAMPLES, 'mpi', 'traces', WHATIF_TRACE, 'traces.otf2'), ['--placement', '4/1', '--placement', '4/2', '--traced-network', machineTable]);
+    const recordedRows = await panel.locator('#whatif-table tbody tr').evaluateAll((trs) => trs.map((tr) => tr.querySelectorAll('td')[1]?.textContent ?? ''));
+    assert.deepEqual(recordedRows, recorded.scenarios.map((s) => formatSeconds(s.predictedSeconds)), "the panel shows the CLI's predictions with that table");
+    // Back to the assumed table; its prediction has no note again before the next trace is picked.
+    await panel.locator('#whatif-traced-network').evaluate((select) => {
+      (select as unknown as { value: string }).value = '';
+      select.dispatchEvent(new Event('change'));
+    });
+    await panel.locator('#whatif-run').click();
+    await panel.locator('#whatif-notes').waitFor({ state: 'detached', timeout: 120_000 });
+
     // A master that deals tasks by MPI_ANY_SOURCE: the panel says they are dealt anew.
     await pickTrace('master_worker-3');
     await panel.locator('#whatif-run').click();

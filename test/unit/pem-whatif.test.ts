@@ -533,6 +533,26 @@ test("the panel's prediction carries the notes: the sample master's tasks are de
   assert.equal(wildcards, 30);
 });
 
+test('the panel predicts with the table the trace was recorded with, when it names one in the workspace', async () => {
+  const samples = path.join(__dirname, '../../../samples');
+  const trace = path.join(samples, 'mpi/traces/halo-4/traces.otf2');
+  const ask = (tracedNetwork?: string) => whatIfForPanel([samples], { trace, scenarios: [{ nodes: 1 }], coresPerNode: 1, tracedNetwork, progressId: 'recorded-with' }, () => undefined, () => false);
+  const assumed = await ask();
+  const recorded = await ask(COMM_TABLE);
+  assert.ok(assumed.ok && recorded.ok, JSON.stringify([assumed, recorded]));
+  if (!assumed.ok || !recorded.ok) return;
+  // This machine's table has a scheduler slice: the four ranks on one core take it in turns, and the prediction is the CLI's.
+  assert.deepEqual(assumed.notes, []);
+  assert.equal(recorded.notes.length, 1);
+  assert.match(recorded.notes[0], /^ranks sharing a core take it in turns/);
+  const cli = JSON.parse((await whatif(['--json', trace, '--traced-network', COMM_TABLE, '--placement', '4/1', '--cores', '1'])).out);
+  assert.equal(recorded.scenarios[0].predictedSeconds, cli.scenarios[0].predictedSeconds);
+  assert.notEqual(recorded.scenarios[0].predictedSeconds, assumed.scenarios[0].predictedSeconds);
+  // A table outside the workspace is refused, as a trace or network there would be.
+  const outside = await whatIfForPanel([path.join(samples, 'mpi/traces')], { trace, scenarios: [{}], tracedNetwork: COMM_TABLE, progressId: 'outside' }, () => undefined, () => false);
+  assert.deepEqual(outside, { ok: false, message: `${COMM_TABLE} is outside the workspace` });
+});
+
 test("the panel's prediction carries a damaged trace's problems, as the CLI prints them, and predicts from the rest", async () => {
   const damaged = path.join(WORK, 'halo-4-damaged');
   fs.cpSync(path.join(__dirname, '../../../samples/mpi/traces/halo-4'), damaged, { recursive: true });

@@ -15,6 +15,8 @@ export interface WhatIfInputs {
   customNetworks: { latencySeconds: number; bandwidthBytesPerSecond: number }[];
   /** Undefined: as the trace says each node had. */
   coresPerNode?: number;
+  /** The network id of the table the trace was recorded with; "": an assumed shared memory. */
+  tracedNetwork: string;
 }
 
 export interface PanelState {
@@ -28,7 +30,7 @@ export function initialState(): PanelState {
   return {
     tab: 'whatif',
     whatIf: {
-      inputs: { trace: '', nodes: [1, 2], cyclic: false, maps: [], networks: [''], customNetworks: [] },
+      inputs: { trace: '', nodes: [1, 2], cyclic: false, maps: [], networks: [''], customNetworks: [], tracedNetwork: '' },
     },
     causal: {},
     scaling: { csv: '', predictAt: '' },

@@ -40,6 +40,7 @@ export class WhatIfTab {
   private readonly networksBox = el('div', { class: 'choices', id: 'whatif-networks' });
   private readonly mapsField = custom('vscode-textfield', { id: 'whatif-maps', placeholder: 'custom maps, e.g. 0,0,1,1; 0,1,0,1' });
   private readonly coresField = custom('vscode-textfield', { id: 'whatif-cores', type: 'number', min: 1, placeholder: 'as traced' });
+  private readonly tracedNetworkSelect = custom('vscode-single-select', { id: 'whatif-traced-network', 'aria-label': 'Recorded with' });
   private readonly latencyField = custom('vscode-textfield', { id: 'whatif-latency', placeholder: 'latency µs' });
   private readonly bandwidthField = custom('vscode-textfield', { id: 'whatif-bandwidth', placeholder: 'bandwidth Gb/s' });
   private readonly runButton = custom('vscode-button', { id: 'whatif-run' }, 'Predict');
@@ -70,6 +71,10 @@ export class WhatIfTab {
       this.inputs.coresPerNode = text !== '' && Number.isInteger(cores) && cores > 0 ? cores : undefined;
       this.save();
     });
+    this.tracedNetworkSelect.addEventListener('change', () => {
+      this.inputs.tracedNetwork = (this.tracedNetworkSelect as HTMLInputElement).value;
+      this.save();
+    });
     const addNetwork = custom('vscode-button', { id: 'whatif-add-network', secondary: true }, 'Add network');
     addNetwork.addEventListener('click', () => this.addCustomNetwork());
     this.runButton.addEventListener('click', () => this.run());
@@ -81,6 +86,7 @@ export class WhatIfTab {
       'section',
       { class: 'tab-body' },
       el('div', { class: 'form-row' }, custom('vscode-label', {}, 'Trace'), this.traceSelect),
+      el('div', { class: 'form-row' }, custom('vscode-label', {}, 'Recorded with'), this.tracedNetworkSelect),
       el('div', { class: 'form-row' }, custom('vscode-label', {}, 'Placements'), this.nodesBox, this.mapsField),
       el('div', { class: 'form-row' }, custom('vscode-label', {}, 'Networks'), this.networksBox),
       el('div', { class: 'form-row' }, custom('vscode-label', {}, 'Custom network'), this.latencyField, this.bandwidthField, addNetwork),
@@ -101,6 +107,13 @@ export class WhatIfTab {
     this.renderNodeChoices();
     this.networks = [{ id: '', label: 'as traced', description: 'the network the trace was recorded on' }, ...networks];
     this.renderNetworkChoices();
+    // The table the trace was recorded with: this machine's calibration says how its ranks shared cores and the network.
+    const recordedWith = [{ id: '', label: 'assumed: shared memory, 2 µs, 3 GB/s' }, ...networks];
+    if (!recordedWith.some((n) => n.id === this.inputs.tracedNetwork)) this.inputs.tracedNetwork = '';
+    this.tracedNetworkSelect.replaceChildren(
+      ...recordedWith.map((network) => custom('vscode-option', { value: network.id, selected: network.id === this.inputs.tracedNetwork }, network.label)),
+    );
+    (this.tracedNetworkSelect as HTMLInputElement).value = this.inputs.tracedNetwork;
   }
 
   private renderNodeChoices(): void {
@@ -160,7 +173,7 @@ export class WhatIfTab {
     const scenarios = scenarioSpecs(this.inputs);
     this.setRunning(true);
     this.progress(0, `predicting ${scenarios.length} scenario${scenarios.length === 1 ? '' : 's'}…`);
-    post({ type: 'runWhatIf', trace: this.inputs.trace, scenarios, coresPerNode: this.inputs.coresPerNode });
+    post({ type: 'runWhatIf', trace: this.inputs.trace, scenarios, coresPerNode: this.inputs.coresPerNode, tracedNetwork: this.inputs.tracedNetwork || undefined });
   }
 
   private setRunning(running: boolean): void {

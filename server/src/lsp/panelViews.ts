@@ -8,7 +8,7 @@ import { compareCurves } from '../causal/curves';
 import { FitResult, fitRuns, predict } from '../fit';
 import { ScalingTable, readScalingCsv } from '../import/scalingCsv';
 import { COMM_TABLE_PRESETS, isCommTablePreset, loadCommTable } from '../network/commTable';
-import { CancelledError, openTrace, predictionProblems, predictScenarios } from '../pem';
+import { CancelledError, openTrace, predictionProblems, predictScenarios, resolveNetwork } from '../pem';
 import {
   CurveResult,
   FitParams,
@@ -122,12 +122,13 @@ export async function whatIfForPanel(
   progress: (fraction: number) => void,
   cancelled: () => boolean,
 ): Promise<WhatIfResult> {
-  const outside = [params.trace, ...params.scenarios.map((s) => s.network)].find(
+  const outside = [params.trace, params.tracedNetwork, ...params.scenarios.map((s) => s.network)].find(
     (file) => typeof file === 'string' && !isCommTablePreset(file) && !insideRoots(roots, file),
   );
   if (typeof outside === 'string') return { ok: false, message: `${outside} is outside the workspace` };
   try {
-    const prediction = await predictScenarios(params.trace, params.scenarios, { coresPerNode: params.coresPerNode }, progress, cancelled);
+    const tracedNetwork = params.tracedNetwork ? resolveNetwork(params.tracedNetwork) : undefined;
+    const prediction = await predictScenarios(params.trace, params.scenarios, { coresPerNode: params.coresPerNode, tracedNetwork }, progress, cancelled);
     return { ok: true, measuredSeconds: prediction.measuredSeconds, scenarios: prediction.scenarios, notes: prediction.notes, problems: predictionProblems(prediction) };
   } catch (error) {
     if (error instanceof CancelledError) return { ok: false, message: 'Cancelled.' };

@@ -223,6 +223,11 @@ export interface WhatIfParams {
   trace: string;
   scenarios: WhatIfScenarioSpec[];
   coresPerNode?: number;
+  /**
+   * The NetworkEntry id of the table the trace was recorded with (this machine's calibration: its
+   * shared-core turns and scheduler slice); absent: an assumed shared memory of 2 µs and 3 GB/s.
+   */
+  tracedNetwork?: string;
   /** Correlates `whatIfProgress` notifications with this request. */
   progressId: string;
 }
