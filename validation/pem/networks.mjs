@@ -22,7 +22,7 @@
 //   measured − 1 (measured: the trace's span, suspensions removed);
 // - raw: the tracing cost removed (`auto`) against the median of the untraced runs' own elapsed
 //   times.
-// Prints a Markdown table and writes networks.json beside this script (or --results FILE).
+// Prints a Markdown table and writes networks.json beside this script (with --kept DIR, in DIR; or --results FILE).
 
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -214,7 +214,8 @@ for (const from of measured) {
     });
   }
 }
-fs.writeFileSync(option('results', path.join(here, 'networks.json')), `${JSON.stringify({ date: new Date().toISOString(), machine, reps: repetitions, rows }, null, 1)}\n`);
+// Runs judged again (--kept) write beside them, not over the committed results of the last fresh run.
+fs.writeFileSync(option('results', path.join(kept ?? here, 'networks.json')), `${JSON.stringify({ date: new Date().toISOString(), machine, reps: repetitions, rows }, null, 1)}\n`);
 const pct = (x) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}%`;
 process.stdout.write("| traced on | predicted for | error with the target runs' computations (median; range) | traced runs, median | untraced runs, median (spread) | predicted, tracing cost removed | raw error |\n|---|---|---|---|---|---|---|\n");
 for (const r of rows) {

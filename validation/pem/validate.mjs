@@ -15,7 +15,7 @@
 // CPU_TIME metric); error = (predicted Y / CPU of X's run) ÷ median over Y's runs of
 // (measured Y / CPU of that run) − 1. And without normalisation: each configuration run untraced
 // (the program's own elapsed time) against the prediction with the tracing cost per call removed
-// (`eventCostSeconds: 'auto'`). Prints a Markdown table and writes results.json beside it.
+// (`eventCostSeconds: 'auto'`). Prints a Markdown table and writes results.json beside it (with --kept DIR, in DIR).
 // Networks (N-PEM) need ../shared/tools/netns-mpi and are not part of this script yet.
 
 import { createRequire } from 'node:module';
@@ -231,7 +231,8 @@ for (const program of programs) {
   }
 }
 
-fs.writeFileSync(option('results', path.join(here, 'results.json')), `${JSON.stringify({ date: new Date().toISOString(), machine, reps: repetitions, calibration: traced, rows }, null, 1)}\n`);
+// Runs judged again (--kept) write beside them, not over the committed results of the last fresh run.
+fs.writeFileSync(option('results', path.join(kept ?? here, 'results.json')), `${JSON.stringify({ date: new Date().toISOString(), machine, reps: repetitions, calibration: traced, rows }, null, 1)}\n`);
 const pct = (x) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}%`;
 process.stdout.write('| program | traced | predicted | untraced target, tracer removed, target computations (median; range) | traced target, target computations (median; range) | measured time / compute (median) | predicted / compute | speed-normalised error | spread of the measured runs | untraced runs, median s | predicted, tracing cost removed, s | raw error |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n');
 for (const r of rows) {
