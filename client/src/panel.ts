@@ -116,7 +116,7 @@ export class PanelHost implements vscode.Disposable {
 
   private async sendOptions(): Promise<void> {
     const [options, scaling] = await Promise.all([this.server.request(ext.whatIfOptions, undefined), this.server.request(ext.scalingFiles, undefined)]);
-    this.post({ type: 'options', traces: options.traces, networks: options.networks, scalingFiles: scaling.files });
+    this.post({ type: 'options', traces: options.traces, networks: options.networks, assumedTracedNetwork: options.assumedTracedNetwork, scalingFiles: scaling.files });
   }
 
   private async runWhatIf(message: Extract<ToHost, { type: 'runWhatIf' }>): Promise<void> {

@@ -29,6 +29,7 @@ import { LineFacts, ProfileStore } from './workspace/profileStore';
 import { profileMatcher, scanWorkspace } from './workspace/scan';
 import { fileHeat, hoverMarkdown, leadingCurve, lensTitle } from './lsp/views';
 import { insideRoots, networkEntries, panelCurves, scalingFit, traceEntries, whatIfForPanel, workspaceEntries } from './lsp/panelViews';
+import { DEFAULT_TRACED_NETWORK } from './pem';
 import { sampledClassRows } from './lsp/sampleViews';
 import { totalMs } from './samples/attribution';
 import { VirtualSpeedups } from './lsp/virtualSpeedup';
@@ -394,6 +395,7 @@ handle(ext.hotLine, (params) => {
 handle(ext.whatIfOptions, async () => ({
   traces: await traceEntries(roots, settings.whatIf.traceGlobs),
   networks: await networkEntries(roots, settings.whatIf.networkGlobs),
+  assumedTracedNetwork: DEFAULT_TRACED_NETWORK.name,
 }));
 
 connection.onRequest(ext.whatIf.method, (params: ext.WhatIfParams, token: CancellationToken) =>

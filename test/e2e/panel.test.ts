@@ -15,6 +15,7 @@ import { compareCurves, computeCurves } from '../../server/src/causal/curves';
 import { fitRuns, predict } from '../../server/src/fit';
 import { readProfileFile } from '../../server/src/import';
 import { readScalingCsv } from '../../server/src/import/scalingCsv';
+import { DEFAULT_TRACED_NETWORK } from '../../server/src/pem';
 import { formatSeconds } from '../../webview/src/format';
 import { repoRoot } from '../vscode/codeServer';
 import { withWorkbench } from './workbench';
@@ -118,6 +119,8 @@ test('the panel opens from the palette; the Causal tab follows the cursor, the S
     t.diagnostic(`screenshot: ${await workbench.screenshot('panel-whatif')}`);
 
     // Recorded with this machine's calibration: its ranks sharing a core take it in turns, as the CLI's --traced-network predicts.
+    // By default the trace is taken as recorded on the server's assumed table, named as the server names it.
+    assert.equal((await panel.locator('#whatif-traced-network vscode-option').first().textContent())?.trim(), DEFAULT_TRACED_NETWORK.name);
     const machineTable = path.join(SAMPLES, 'mpi', 'comm-table.json');
     await panel.locator('#whatif-traced-network').evaluate((select, wanted) => {
       (select as unknown as { value: string }).value = wanted;

@@ -10,12 +10,11 @@
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openedTraces } from './trace-args.mjs';
+import { tracesWithCpuClock } from './trace-args.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(import.meta.url);
 const ev = require(path.join(root, 'out/server/src/trace/otf2Events.js'));
-const { cpuTimeMetrics } = require(path.join(root, 'out/server/src/pem/otf2Ops.js'));
 const { openRankEvents } = require(path.join(root, 'out/server/src/trace/otf2Archive.js'));
 
 const LOST = 30e-6;
@@ -23,13 +22,7 @@ const LOST = 30e-6;
 const BINS = [0.25, 0.5, 1, 1.5, 2, 3, 4, 6, 8, Infinity];
 const bins = BINS.map(() => ({ computations: 0, lost: 0, lostSeconds: 0 }));
 
-for (const { trace, archive } of openedTraces('slices.mjs')) {
-  const cpuMetrics = cpuTimeMetrics(archive);
-  if (cpuMetrics.size === 0) {
-    process.stderr.write(`${trace}: no CPU_TIME metric (the recorder's; a Score-P trace has none): nothing to measure\n`);
-    process.exitCode = 1;
-    continue;
-  }
+for (const { archive, cpuMetrics } of tracesWithCpuClock('slices.mjs')) {
   const perSecond = archive.defs.clock.ticksPerSecond;
   const mpi = new Set([...archive.defs.regions].filter(([, name]) => name.startsWith('MPI_')).map(([id]) => id));
   for (const rank of archive.ranks) {

@@ -6,7 +6,9 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const { openOtf2Archive } = createRequire(import.meta.url)(path.join(root, 'out/server/src/trace/otf2Archive.js'));
+const require = createRequire(import.meta.url);
+const { openOtf2Archive } = require(path.join(root, 'out/server/src/trace/otf2Archive.js'));
+const { cpuTimeMetrics } = require(path.join(root, 'out/server/src/pem/otf2Ops.js'));
 
 /** `{ trace, archive }` for each TRACE.otf2 argument of `node validation/pem/<script> TRACE.otf2...`. */
 export function* openedTraces(script) {
@@ -23,5 +25,18 @@ export function* openedTraces(script) {
       continue;
     }
     yield { trace, archive };
+  }
+}
+
+/** As openedTraces, with each trace's CPU-clock metrics; a trace without them (Score-P's) is named on stderr and skipped. */
+export function* tracesWithCpuClock(script) {
+  for (const { trace, archive } of openedTraces(script)) {
+    const cpuMetrics = cpuTimeMetrics(archive);
+    if (cpuMetrics.size === 0) {
+      process.stderr.write(`${trace}: no CPU_TIME metric (the recorder's; a Score-P trace has none): nothing to measure\n`);
+      process.exitCode = 1;
+      continue;
+    }
+    yield { trace, archive, cpuMetrics };
   }
 }

@@ -10,23 +10,16 @@
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openedTraces } from './trace-args.mjs';
+import { tracesWithCpuClock } from './trace-args.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(import.meta.url);
 const { openRankEvents } = require(path.join(root, 'out/server/src/trace/otf2Archive.js'));
 const ev = require(path.join(root, 'out/server/src/trace/otf2Events.js'));
-const { cpuTimeMetrics } = require(path.join(root, 'out/server/src/pem/otf2Ops.js'));
 
 const WAITING = /^MPI_(Recv|Wait.*|Test.*|Barrier|Allreduce|Reduce|Alltoallv?|Sendrecv)$/;
 
-for (const { trace, archive } of openedTraces('wait-cpu.mjs')) {
-  const cpuMetrics = cpuTimeMetrics(archive);
-  if (cpuMetrics.size === 0) {
-    process.stderr.write(`${trace}: no CPU_TIME metric (the recorder's; a Score-P trace has none): nothing to measure\n`);
-    process.exitCode = 1;
-    continue;
-  }
+for (const { trace, archive, cpuMetrics } of tracesWithCpuClock('wait-cpu.mjs')) {
   const ticks = archive.defs.clock.ticksPerSecond;
   const waiting = new Set([...archive.defs.regions].filter(([, name]) => WAITING.test(name)).map(([id]) => id));
   const shares = [];

@@ -58,7 +58,7 @@ window.addEventListener('message', (event: MessageEvent) => {
   }
   switch (message.type) {
     case 'options':
-      whatIf.setOptions(message.traces, message.networks);
+      whatIf.setOptions(message.traces, message.networks, message.assumedTracedNetwork);
       scaling.setFiles(message.scalingFiles);
       break;
     case 'whatIfProgress':

@@ -17,7 +17,7 @@ export const PANEL_TABS: readonly PanelTab[] = ['whatif', 'causal', 'scaling'];
 
 /** Host → panel. */
 export type ToPanel =
-  | { type: 'options'; traces: TraceEntry[]; networks: NetworkEntry[]; scalingFiles: { path: string; label: string }[] }
+  | { type: 'options'; traces: TraceEntry[]; networks: NetworkEntry[]; assumedTracedNetwork: string; scalingFiles: { path: string; label: string }[] }
   | { type: 'whatIfProgress'; fraction: number; message: string }
   | { type: 'whatIfResult'; trace: string; result: WhatIfResult }
   | { type: 'curve'; result: CurveResult | null }
@@ -69,7 +69,7 @@ const scenario = shape({
 
 /** The fields each message type must have; the results from the server are checked for their discriminant only. */
 const TO_PANEL: Record<ToPanel['type'], Check> = {
-  options: shape({ traces: arrayOf(traceEntry), networks: arrayOf(network), scalingFiles: arrayOf(entry) }),
+  options: shape({ traces: arrayOf(traceEntry), networks: arrayOf(network), assumedTracedNetwork: isString, scalingFiles: arrayOf(entry) }),
   whatIfProgress: shape({ fraction: isNumber, message: isString }),
   whatIfResult: shape({ trace: isString, result: shape({ ok: (v) => typeof v === 'boolean' }) }),
   curve: shape({ result: (v) => v === null || shape({ uri: isString, line: isNumber, curves: Array.isArray })(v) }),

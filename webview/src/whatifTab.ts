@@ -96,7 +96,7 @@ export class WhatIfTab {
     );
   }
 
-  setOptions(traces: TraceEntry[], networks: NetworkEntry[]): void {
+  setOptions(traces: TraceEntry[], networks: NetworkEntry[], assumedTracedNetwork: string): void {
     this.traces = traces;
     this.traceSelect.replaceChildren(
       ...traces.map((trace) => custom('vscode-option', { value: trace.path, selected: trace.path === this.inputs.trace }, trace.label)),
@@ -108,7 +108,7 @@ export class WhatIfTab {
     this.networks = [{ id: '', label: 'as traced', description: 'the network the trace was recorded on' }, ...networks];
     this.renderNetworkChoices();
     // The table the trace was recorded with: this machine's calibration says how its ranks shared cores and the network.
-    const recordedWith = [{ id: '', label: 'assumed: shared memory, 2 µs, 3 GB/s' }, ...networks];
+    const recordedWith = [{ id: '', label: assumedTracedNetwork }, ...networks];
     if (!recordedWith.some((n) => n.id === this.inputs.tracedNetwork)) this.inputs.tracedNetwork = '';
     this.tracedNetworkSelect.replaceChildren(
       ...recordedWith.map((network) => custom('vscode-option', { value: network.id, selected: network.id === this.inputs.tracedNetwork }, network.label)),

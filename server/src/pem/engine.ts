@@ -129,6 +129,9 @@ const DONE = 3;
 /** Off its core before its operation (PemOp.offCpuSeconds): no CPU, no turn. */
 const OFF_CPU = 4;
 
+/** Taking turns: the CPU a running rank has used of its slice, up to its node's present. */
+const sliceUsedNow = (rank: RankState, node: NodeState) => rank.sliceUsed + node.served - rank.coreServed;
+
 /** Waits in a call, polling its core's turns: neither computing nor off its core. */
 const polls = (rank: RankState) => rank.status !== COMPUTING && rank.status !== OFF_CPU;
 
@@ -803,7 +806,7 @@ export class PemEngine {
 
   /** Taking turns: the ranks whose slice is used give their core to the ready ones at this tick, and queue behind them. */
   private endSlices(node: NodeState, tolerance: number): void {
-    const used = (rank: RankState) => rank.sliceUsed + node.served - rank.coreServed;
+    const used = (rank: RankState) => sliceUsedNow(rank, node);
     // sliceEnd rounds to the tick within 1e-9 of it.
     const ended = node.heapRank.filter((rank) => used(rank) >= this.slice - tolerance - 1e-9 * this.tick);
     // As many as there are ready ranks, those longest on their core first (not in heap order, which depends on their finishes).
@@ -829,10 +832,7 @@ export class PemEngine {
   private sliceEnd(node: NodeState, rate: number): number {
     if (node.ready.length === 0 || rate <= 0) return Infinity;
     let used = 0;
-    for (let i = 0; i < node.running; i++) {
-      const rank = node.heapRank[i];
-      used = Math.max(used, rank.sliceUsed + node.served - rank.coreServed);
-    }
+    for (let i = 0; i < node.running; i++) used = Math.max(used, sliceUsedNow(node.heapRank[i], node));
     const at = node.lastTime + Math.max(0, this.slice - used) / rate;
     return this.tick > 0 ? Math.max(node.lastTime, Math.ceil(at / this.tick - 1e-9) * this.tick) : at;
   }

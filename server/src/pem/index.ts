@@ -229,6 +229,12 @@ export async function predictScenarios(
   return { measuredSeconds, scenarios: results, traceProblems, notes };
 }
 
+/** How ranks sharing a core run when the table has the scheduler's slice (docs/pem.md, "Taking turns"). */
+function turnsNote(sliceSeconds: number, tickSeconds: number | undefined): string {
+  const ms = (seconds: number) => (seconds * 1e3).toFixed(2);
+  return `ranks sharing a core take it in turns: each keeps it for a slice of ${ms(sliceSeconds)} ms and up to the scheduler's next tick${tickSeconds ? ` (every ${ms(tickSeconds)} ms)` : ''}, or until it waits`;
+}
+
 /**
  * Each rank's start, seconds after the earliest first event (0 for a rank without events), when
  * `samePlacement` (the run whose first events these are had the predicted placement); else every
@@ -239,12 +245,6 @@ export async function predictScenarios(
  * a prediction of the run's own placement keeps them, with the tracer or without; another
  * placement's are not known.
  */
-/** How ranks sharing a core run when the table has the scheduler's slice (docs/pem.md, "Taking turns"). */
-function turnsNote(sliceSeconds: number, tickSeconds: number | undefined): string {
-  const ms = (seconds: number) => (seconds * 1e3).toFixed(2);
-  return `ranks sharing a core take it in turns: each keeps it for a slice of ${ms(sliceSeconds)} ms and up to the scheduler's next tick${tickSeconds ? ` (every ${ms(tickSeconds)} ms)` : ''}, or until it waits`;
-}
-
 export function rankStartSeconds(firstSeconds: readonly number[], samePlacement: boolean): number[] {
   const origin = Math.min(...firstSeconds.filter(Number.isFinite));
   return firstSeconds.map((first) => (samePlacement && Number.isFinite(first) ? first - origin : 0));

@@ -51,7 +51,8 @@ export function tracedPlacement(ranks: readonly Pick<RankLocation, 'rank' | 'hos
 
 /** Per rank, its node's ranks over its cores (at least 1). */
 export function placementRanksPerCore(placement: Placement): number[] {
-  const ranksOnNode = placement.coresPerNode.map((_, node) => placement.nodeOf.filter((n) => n === node).length);
+  const ranksOnNode = new Array<number>(placement.coresPerNode.length).fill(0);
+  for (const node of placement.nodeOf) ranksOnNode[node]++;
   return placement.nodeOf.map((node) => Math.max(1, ranksOnNode[node] / placement.coresPerNode[node]));
 }
 

@@ -202,6 +202,8 @@ export interface NetworkEntry {
 export interface WhatIfOptionsResult {
   traces: TraceEntry[];
   networks: NetworkEntry[];
+  /** The table a trace is taken to be recorded with when `WhatIfParams.tracedNetwork` is absent. */
+  assumedTracedNetwork: string;
 }
 
 /** The workspace's traces and the networks to predict for. */
