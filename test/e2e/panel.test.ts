@@ -15,7 +15,7 @@ import { compareCurves, computeCurves } from '../../server/src/causal/curves';
 import { fitRuns, predict } from '../../server/src/fit';
 import { readProfileFile } from '../../server/src/import';
 import { readScalingCsv } from '../../server/src/import/scalingCsv';
-import { DEFAULT_TRACED_NETWORK } from '../../server/src/pem';
+import { DEFAULT_TRACED_NETWORK, identityNote } from '../../server/src/pem';
 import { formatSeconds } from '../../webview/src/format';
 import { repoRoot } from '../vscode/codeServer';
 import { withWorkbench } from './workbench';
@@ -115,7 +115,11 @@ test('the panel opens from the palette; the Causal tab follows the cursor, the S
     );
     assert.match(await panel.locator('#whatif-measured').innerText(), new RegExp(`Measured: ${formatSeconds(cli.measuredSeconds).replace('.', '\\.')}`));
     assert.ok(await panel.locator('#whatif-time-chart').isVisible(), 'the predictions are charted');
-    assert.equal(await panel.locator('#whatif-notes').count(), 0, 'the halo trace needs no note');
+    // The sample's 4/2 is its traced configuration: its replay with the assumed table is checked against the run.
+    const traced = cli.scenarios[1];
+    const identity = identityNote(traced.predictedSeconds, cli.measuredSeconds, DEFAULT_TRACED_NETWORK.name);
+    assert.ok(identity, `the assumed table replays the sample's ${cli.measuredSeconds} s run to ${traced.predictedSeconds} s`);
+    assert.equal((await panel.locator('#whatif-notes').innerText()).trim(), identity, 'the only note: how far the traced configuration replays');
     t.diagnostic(`screenshot: ${await workbench.screenshot('panel-whatif')}`);
 
     // Recorded with this machine's calibration: its ranks sharing a core take it in turns, as the CLI's --traced-network predicts.
@@ -127,24 +131,23 @@ test('the panel opens from the palette; the Causal tab follows the cursor, the S
       select.dispatchEvent(new Event('change'));
     }, machineTable);
     await panel.locator('#whatif-run').click();
-    await panel.locator('#whatif-notes').waitFor({ timeout: 120_000 });
-    assert.match(await panel.locator('#whatif-notes').innerText(), /ranks sharing a core take it in turns/);
+    await panel.locator('#whatif-notes').filter({ hasText: /ranks sharing a core take it in turns/ }).waitFor({ timeout: 120_000 });
     const recorded = whatIfCli(path.join(SAMPLES, 'mpi', 'traces', WHATIF_TRACE, 'traces.otf2'), ['--placement', '4/1', '--placement', '4/2', '--traced-network', machineTable]);
     const recordedRows = await panel.locator('#whatif-table tbody tr').evaluateAll((trs) => trs.map((tr) => tr.querySelectorAll('td')[1]?.textContent ?? ''));
     assert.deepEqual(recordedRows, recorded.scenarios.map((s) => formatSeconds(s.predictedSeconds)), "the panel shows the CLI's predictions with that table");
-    // Back to the assumed table; its prediction has no note again before the next trace is picked.
+    // Back to the assumed table; its prediction has no turns before the next trace is picked.
     await panel.locator('#whatif-traced-network').evaluate((select) => {
       (select as unknown as { value: string }).value = '';
       select.dispatchEvent(new Event('change'));
     });
     await panel.locator('#whatif-run').click();
-    await panel.locator('#whatif-notes').waitFor({ state: 'detached', timeout: 120_000 });
+    await panel.locator('#whatif-notes').filter({ hasNotText: /take it in turns/ }).waitFor({ timeout: 120_000 });
+    assert.equal((await panel.locator('#whatif-notes').innerText()).trim(), identity);
 
     // A master that deals tasks by MPI_ANY_SOURCE: the panel says they are dealt anew.
     await pickTrace('master_worker-3');
     await panel.locator('#whatif-run').click();
-    await panel.locator('#whatif-notes').waitFor({ timeout: 120_000 });
-    assert.match(await panel.locator('#whatif-notes').innerText(), /rank 0 deals tasks by MPI_ANY_SOURCE to ranks 1, 2: in each prediction a task goes to the worker that asks first/);
+    await panel.locator('#whatif-notes').filter({ hasText: /rank 0 deals tasks by MPI_ANY_SOURCE to ranks 1, 2: in each prediction a task goes to the worker that asks first/ }).waitFor({ timeout: 120_000 });
     assert.equal(await panel.locator('#whatif-problems').count(), 0, 'the sample trace has no problem');
     t.diagnostic(`screenshot: ${await workbench.screenshot('panel-whatif-dealt')}`);
 

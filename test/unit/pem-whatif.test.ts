@@ -12,7 +12,7 @@ import { runWhatif } from '../../server/src/cli/whatif';
 import { whatIfForPanel } from '../../server/src/lsp/panelViews';
 import { loadCommTable, modelCommTable } from '../../server/src/network/commTable';
 import { recordTrace } from '../../server/src/mpi/recordTrace';
-import { lowQuantile, predictScenarios, rankStartSeconds, takeRecordedSmallest } from '../../server/src/pem';
+import { identityNote, lowQuantile, predictScenarios, rankStartSeconds, takeRecordedSmallest } from '../../server/src/pem';
 import { communicatorRanks, openOtf2Archive, openRankEvents } from '../../server/src/trace/otf2Archive';
 import { EV_BUFFER_FLUSH, EV_ENTER, EV_LEAVE, EV_METRIC, EV_MPI_COLLECTIVE_END, EV_MPI_IRECV, EV_MPI_IRECV_REQUEST, EV_MPI_ISEND, EV_MPI_ISEND_COMPLETE, EV_MPI_RECV, EV_MPI_SEND } from '../../server/src/trace/otf2Events';
 import { cpuTimeMetrics, Otf2RankStream } from '../../server/src/pem/otf2Ops';
@@ -195,6 +195,36 @@ test('a prediction that puts ranks on a shared core in turns (the table has a sc
   // The default traced network is a model without a slice: seed 000's sharing, no note.
   const shared = await predictScenarios(trace, [{ nodes: 1 }], { coresPerNode: 1 });
   assert.deepEqual(shared.notes, []);
+});
+
+test("the traced configuration's replay far from the measured time says the traced table may be another machine's", async () => {
+  const trace = traces.get('latency')!;
+  // Four ranks relaying 0-byte messages: a millisecond per message is far from this machine.
+  const wrong = modelCommTable('a slow network', 1e-3, 1e6);
+  const identity = await predictScenarios(trace, [{}], { tracedNetwork: wrong });
+  const [replay] = identity.scenarios;
+  const off = replay.predictedSeconds / identity.measuredSeconds - 1;
+  assert.ok(off > 0.1, `replay ${replay.predictedSeconds} s against ${identity.measuredSeconds} s`);
+  const ms = (seconds: number) => `${(seconds * 1e3).toFixed(1)} ms`;
+  assert.deepEqual(identity.notes, [
+    `the traced configuration replays to ${ms(replay.predictedSeconds)}, ${(off * 100).toFixed(1)}% above the ${ms(identity.measuredSeconds)} measured, so the other predictions may be off by as much; if the traced network "a slow network" is not the machine the trace was recorded on, a table calibrated there (causal-lens calibrate) is better`,
+  ]);
+  // Only a replay of the run as it ran is judged: not another placement, network, tracer or computations.
+  const others = [
+    await predictScenarios(trace, [{ nodes: 4 }], { tracedNetwork: wrong, coresPerNode: 1 }),
+    await predictScenarios(trace, [{ network: 'gbe' }], { tracedNetwork: wrong }),
+    await predictScenarios(trace, [{}], { tracedNetwork: wrong, eventCostSeconds: 'auto' }),
+    await predictScenarios(trace, [{}], { tracedNetwork: wrong, computeFrom: trace }),
+  ];
+  for (const other of others) assert.deepEqual(other.notes, [], other.scenarios[0].placement);
+});
+
+test('identityNote: quiet within 10% of the measured time either way, and names the direction beyond it', () => {
+  assert.equal(identityNote(1.09, 1, 'x'), undefined);
+  assert.equal(identityNote(0.91, 1, 'x'), undefined);
+  assert.equal(identityNote(1, NaN, 'x'), undefined);
+  assert.match(identityNote(0.0598, 0.0438, 'assumed')!, /^the traced configuration replays to 59\.8 ms, 36\.5% above the 43\.8 ms measured, so the other predictions may be off by as much; if the traced network "assumed" is not/);
+  assert.match(identityNote(0.85, 1, 'x')!, /replays to 850\.0 ms, 15\.0% below the 1000\.0 ms measured/);
 });
 
 test('a master that deals tasks by MPI_ANY_SOURCE: dealt in the prediction, its workers scaled as one with computeFrom', async () => {

@@ -154,6 +154,8 @@ export async function predictScenarios(
     traceProblems.push(...describeComputeMatches(computeMatches, options.computeFrom, dealtWorkers));
   }
   let measuredSeconds = NaN;
+  // The traced configuration's own prediction, when asked for: how far the replay is from the run.
+  let identity: number | undefined;
   const results: ScenarioResult[] = [];
   for (let s = 0; s < specs.length; s++) {
     const spec = specs[s];
@@ -206,6 +208,7 @@ export async function predictScenarios(
         await new Promise((resolve) => setImmediate(resolve));
       }
       const result = engine.result();
+      if (isReplayOfTrace(spec, options) && samePlacement(placement, tracedPlacement(archive.ranks))) identity = result.predictedSeconds;
       if (s === 0) {
         measuredSeconds = Math.max(...streams.map((st) => st.facts.lastSeconds - st.facts.suspendedSeconds)) - origin;
         for (const stream of streams) {
@@ -226,7 +229,29 @@ export async function predictScenarios(
     }
     progress?.((s + 1) / specs.length);
   }
+  const mismatch = identity !== undefined ? identityNote(identity, measuredSeconds, traced.name) : undefined;
+  if (mismatch) notes.push(mismatch);
   return { measuredSeconds, scenarios: results, traceProblems, notes };
+}
+
+/** A replay of the traced run as it ran: the trace's own computations, tracer, network and placement. */
+function isReplayOfTrace(spec: ScenarioSpec, options: PredictOptions): boolean {
+  return spec.network === undefined && options.eventCostSeconds === undefined && options.computeFrom === undefined;
+}
+
+/**
+ * Beyond this the traced configuration's replay is worth a word: the validation's traces replay
+ * within about 10% with this machine's table (docs/pem.md, Accuracy), the default assumed table
+ * replays this VM's 4/2 pipeline 37% long.
+ */
+const IDENTITY_MISMATCH = 0.1;
+
+/** Says when the traced configuration replays far from the measured time: the other predictions may be as far off. */
+export function identityNote(predictedSeconds: number, measuredSeconds: number, tableName: string): string | undefined {
+  const off = predictedSeconds / measuredSeconds - 1;
+  if (!Number.isFinite(off) || Math.abs(off) <= IDENTITY_MISMATCH) return undefined;
+  const ms = (seconds: number) => `${(seconds * 1e3).toFixed(1)} ms`;
+  return `the traced configuration replays to ${ms(predictedSeconds)}, ${Math.abs(off * 100).toFixed(1)}% ${off > 0 ? 'above' : 'below'} the ${ms(measuredSeconds)} measured, so the other predictions may be off by as much; if the traced network "${tableName}" is not the machine the trace was recorded on, a table calibrated there (causal-lens calibrate) is better`;
 }
 
 /** How ranks sharing a core run when the table has the scheduler's slice (docs/pem.md, "Taking turns"). */

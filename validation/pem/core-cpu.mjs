@@ -1,0 +1,61 @@
+// Each emulated node's CPU in recorder traces of pinned runs (validation/pem/validate.mjs --keep DIR):
+//   npx tsc -p . && NODES=2 node validation/pem/core-cpu.mjs DIR/pipeline-8-2-0/traces.otf2
+// Per trace: the run's span and, per node (rank r of N on node floor(r * NODES / N), one core
+// each), its ranks' CPU over that span, the part inside MPI calls and the five calls with the
+// most. A node near 100% is saturated: the run's time is then its CPU, whatever the ranks did
+// with it (a rank waiting in MPI with mpi_yield_when_idle still spins between its yields).
+
+import { createRequire } from 'node:module';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { tracesWithCpuClock } from './trace-args.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const require = createRequire(import.meta.url);
+const { openRankEvents } = require(path.join(root, 'out/server/src/trace/otf2Archive.js'));
+const ev = require(path.join(root, 'out/server/src/trace/otf2Events.js'));
+
+const nodes = Number(process.env.NODES ?? 2);
+const ms = (seconds) => (seconds * 1e3).toFixed(1);
+
+for (const { trace, archive, cpuMetrics } of tracesWithCpuClock('core-cpu.mjs')) {
+  const ticks = archive.defs.clock.ticksPerSecond;
+  const ranks = archive.ranks.length;
+  const perNode = Array.from({ length: nodes }, () => ({ cpu: 0, inCalls: 0, byCall: new Map() }));
+  let first = Infinity;
+  let last = -Infinity;
+  for (const rank of archive.ranks) {
+    const node = perNode[Math.floor((rank.rank * nodes) / ranks)];
+    const reader = openRankEvents(archive, rank);
+    let cpu = NaN;
+    let firstCpu = NaN;
+    let enteredCpu = NaN;
+    let region = -1;
+    while (reader.next()) {
+      const seconds = reader.time / ticks;
+      first = Math.min(first, seconds);
+      last = Math.max(last, seconds);
+      if (reader.type === ev.EV_METRIC && cpuMetrics.has(reader.metric) && reader.metricValues.length > 0) {
+        cpu = reader.metricValues[0] * 1e-9;
+        if (Number.isNaN(firstCpu)) firstCpu = cpu;
+      } else if (reader.type === ev.EV_ENTER) {
+        region = reader.region;
+        enteredCpu = cpu;
+      } else if (reader.type === ev.EV_LEAVE && region >= 0) {
+        const spent = cpu - enteredCpu;
+        const name = archive.defs.regions.get(region);
+        node.inCalls += spent;
+        node.byCall.set(name, (node.byCall.get(name) ?? 0) + spent);
+        region = -1;
+      }
+    }
+    reader.close();
+    node.cpu += cpu - firstCpu;
+  }
+  const span = last - first;
+  process.stdout.write(`${trace}: span ${ms(span)} ms\n`);
+  perNode.forEach((node, i) => {
+    const top = [...node.byCall].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([name, spent]) => `${name} ${ms(spent)}`);
+    process.stdout.write(`  node ${i}: CPU ${ms(node.cpu)} ms (${((node.cpu / span) * 100).toFixed(0)}%), in calls ${ms(node.inCalls)} ms: ${top.join(', ')}\n`);
+  });
+}
