@@ -89,6 +89,12 @@ test('with no scenario flag the traced configuration is predicted; bad flags are
   const json = JSON.parse(out);
   assert.equal(json.scenarios.length, 1);
   assert.match(json.scenarios[0].placement, /^traced \(4\/1\)$/);
+  // Without --json: the measured time, then each scenario with its prediction against it.
+  const text = (await whatif([traces.get('halo')!, '--traced-network', COMM_TABLE])).out.split('\n');
+  assert.equal(text[0], `measured ${json.measuredSeconds.toFixed(4)} s (suspensions removed)`);
+  const vs = ((json.scenarios[0].predictedSeconds - json.measuredSeconds) / json.measuredSeconds) * 100;
+  assert.ok(text[1].startsWith('traced (4/1)'), text[1]);
+  assert.ok(text[1].includes(` ${json.scenarios[0].predictedSeconds.toFixed(4)} s (${vs >= 0 ? '+' : ''}${vs.toFixed(1)}% vs measured)  (critical path: compute `), text[1]);
   await assert.rejects(whatif(['--json', traces.get('halo')!, '--placement', '8/2']), /the trace has 4 ranks/);
   await assert.rejects(whatif(['--json', traces.get('halo')!, '--placement', 'two']), /is not N\/M/);
   await assert.rejects(whatif(['--json', path.join(WORK, 'none.otf2')]), /none\.otf2: cannot read the OTF2 anchor file/);

@@ -83,8 +83,9 @@ export async function runWhatif(args: string[], out: (t: string) => void, err: (
     out(`measured ${prediction.measuredSeconds.toFixed(4)} s (suspensions removed)\n`);
     for (const s of prediction.scenarios) {
       const c = s.criticalPath;
+      const vsMeasured = ((s.predictedSeconds - prediction.measuredSeconds) / prediction.measuredSeconds) * 100;
       out(
-        `${s.placement.padEnd(18)} ${s.network.padEnd(40)} ${s.predictedSeconds.toFixed(4)} s  (critical path: compute ${c.computeSeconds.toFixed(4)}, communication ${c.commSeconds.toFixed(4)}, waiting for a CPU ${c.waitSeconds.toFixed(4)})\n`,
+        `${s.placement.padEnd(18)} ${s.network.padEnd(40)} ${s.predictedSeconds.toFixed(4)} s (${vsMeasured >= 0 ? '+' : ''}${vsMeasured.toFixed(1)}% vs measured)  (critical path: compute ${c.computeSeconds.toFixed(4)}, communication ${c.commSeconds.toFixed(4)}, waiting for a CPU ${c.waitSeconds.toFixed(4)})\n`,
       );
     }
   }
