@@ -675,6 +675,31 @@ test('taking turns, a waiting rank whose message came waits for the running rank
   close(waiting(3, 5), 3, "rank 0's call at 3, before its slice ends");
 });
 
+test('taking turns, a receive whose message is there copies it on the core it holds; one that waits gives the core up and takes it back in its turn', () => {
+  // Rank 0 on node 1 sends 4000 bytes at 0; they reach node 0 at 5 and its receiver copies them
+  // in 4 (nodes emulated on shared memory). On node 0's one core rank 1 computes, then receives;
+  // rank 2 computes 10, queued behind rank 1. Taking the core back after a wait costs 0.5.
+  const net: EngineNetwork = {
+    eagerLimitBytes: 1 << 30,
+    oneWay: (bytes, same) => (same ? 1 : 5) + bytes / 1000,
+    interNodeSharedMemory: true,
+    switchIn: (ranksPerCore) => (ranksPerCore >= 2 ? 0.5 : 0),
+    schedulerTickSeconds: 4,
+    schedulerSliceSeconds: 100,
+  };
+  const workload = (computeBeforeReceive: number) => [
+    [op(OpKind.Send, { peer: 1, bytes: 4000 }), op(OpKind.End)],
+    [op(OpKind.Recv, { compute: computeBeforeReceive, peer: 0, bytes: 4000 }), op(OpKind.End)],
+    [op(OpKind.End, { compute: 10 })],
+  ];
+  const there = run(workload(6), [1, 0, 0], [1, 1], net).result.finishSeconds;
+  close(there[1], 6 + 4, 'the message came at 5: rank 1 copies it at once, no switch back');
+  close(there[2], 10 + 10, 'rank 2 gets the core after the copy');
+  const waits = run(workload(2), [1, 0, 0], [1, 1], net).result.finishSeconds;
+  close(waits[2], 2 + 10, 'rank 1 waits from 2: rank 2 takes the core and keeps it to its end');
+  close(waits[1], 12 + 0.5 + 4, 'then rank 1 takes it back and copies');
+});
+
 test('a rank polling in a loop takes its core for a poll at each turn: a share of its poll over the computation between blocking calls', () => {
   // Node 0 has one core for ranks 0 and 1; rank 2 on node 1 sends to 0 at 1 and to 1 at 51.
   // Rank 0 blocks at 0, then computes 8 from 1; rank 1 computes 2 (at half speed from 1, done

@@ -1023,7 +1023,16 @@ export class PemEngine {
   /** Blocks the rank until every completion is known; returns true when none is in the future. */
   private blockEnd(rank: RankState, time: number): boolean {
     const until = rank.until;
-    if (rank.unresolved === 0 && until.time <= time && until.work === 0) return true;
+    if (rank.unresolved === 0 && until.time <= time) {
+      if (until.work === 0) return true;
+      // Its messages were there: the call copies them in on the core it holds, with no wait and
+      // no switch back (in turns, it does not queue behind the ready ranks).
+      rank.pc = until.pc;
+      rank.pm = until.pm;
+      rank.pw = until.pw;
+      this.startBurst(rank, time, until.work, true);
+      return false;
+    }
     rank.status = BLOCKED;
     const node = this.nodes[rank.node];
     node.blockedCalls++;
