@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import * as ext from '../../server/src/protocol/lspExt';
 import { ServerConnection } from './serverConnection';
 import { PanelHost } from './panel';
+import { calibrateNetwork } from './calibrateNetwork';
 import { recordTrace } from './recordTrace';
 import { StatusItem } from './statusBar';
 import { runVirtualSpeedup } from './virtualSpeedup';
@@ -57,6 +58,7 @@ const PANEL_TABS = new Set(['whatif', 'causal', 'scaling']);
 export function registerCommands(server: ServerConnection, status: StatusItem, panel: PanelHost, cliPath: string): vscode.Disposable[] {
   return [
     vscode.commands.registerCommand('causalLens.recordTrace', () => recordTrace(cliPath, panel)),
+    vscode.commands.registerCommand('causalLens.calibrateNetwork', () => calibrateNetwork(cliPath, panel)),
     vscode.commands.registerCommand('causalLens.openPanel', (tab?: unknown) =>
       panel.show(typeof tab === 'string' && PANEL_TABS.has(tab) ? (tab as 'whatif' | 'causal' | 'scaling') : undefined),
     ),

@@ -4,7 +4,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { PanelHost } from './panel';
-import { runAsTask } from './processTask';
+import { offerWhatIf, runCliTask } from './cliTask';
 import { RunSetting, expand, programSetting, runPreLaunchTask, workspaceTrusted } from './programSetting';
 
 interface MpiRunSetting extends RunSetting {
@@ -30,25 +30,13 @@ export async function recordTrace(cliPath: string, panel: PanelHost): Promise<vo
   const np = Number.isInteger(setting.np) && (setting.np as number) > 0 ? (setting.np as number) : 4;
   const command = expand(setting.command, folder);
   const out = traceDirectory(folder.uri.fsPath, command, np);
-  const argv = [process.execPath, cliPath, 'trace', '--np', String(np), '--out', out, '--', command, ...(setting.args ?? []).map((a) => expand(a, folder))];
   const name = `trace ${path.basename(command)} on ${np} ranks`;
-  const outcome = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `Causal Lens: ${name}`, cancellable: true },
-    (_progress, token) =>
-      // The extension host may be Electron: run its Node for the CLI.
-      runAsTask(folder, name, { argv, cwd: expand(setting.cwd ?? '${workspaceFolder}', folder), env: { ...setting.env, ELECTRON_RUN_AS_NODE: '1' } }, token),
-  );
-  if (outcome.cancelled) {
-    void vscode.window.showInformationMessage(`Causal Lens: ${name} was cancelled; the trace up to the last flush is in ${vscode.workspace.asRelativePath(out)}.`);
-    return;
-  }
-  if (outcome.exitCode !== 0) {
-    const last = outcome.stderr.trim().split('\n').pop() ?? '';
-    void vscode.window.showErrorMessage(`Causal Lens: ${name} failed (${outcome.signal ?? `exit code ${outcome.exitCode}`}): ${last}`);
-    return;
-  }
-  panel.refreshOptions();
-  const open = 'Open What-if';
-  const choice = await vscode.window.showInformationMessage(`Causal Lens: trace written to ${vscode.workspace.asRelativePath(out)}.`, open);
-  if (choice === open) panel.show('whatif');
+  const done = await runCliTask(folder, cliPath, {
+    name,
+    args: ['trace', '--np', String(np), '--out', out, '--', command, ...(setting.args ?? []).map((a) => expand(a, folder))],
+    cwd: expand(setting.cwd ?? '${workspaceFolder}', folder),
+    env: setting.env,
+    cancelledMessage: `${name} was cancelled; the trace up to the last flush is in ${vscode.workspace.asRelativePath(out)}.`,
+  });
+  if (done) await offerWhatIf(panel, `trace written to ${vscode.workspace.asRelativePath(out)}.`);
 }

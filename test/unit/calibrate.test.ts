@@ -147,6 +147,10 @@ test('calibrate --preset writes a model table without running anything', async (
   const table = parseCommTable(out, 'stdout');
   assert.equal(table.source, 'model');
   assert.ok(table.model!.bandwidthBytesPerSecond > 0);
+  // --out makes the folders it needs (the editor's command writes into causal-lens-traces/).
+  const nested = path.join(WORK, 'not', 'yet', 'comm-table-host.json');
+  assert.equal(await runCalibrate(['--preset', 'gbe', '--out', nested], quiet, quiet), 0);
+  assert.deepEqual(loadCommTable(nested), table);
   await assert.rejects(runCalibrate(['--preset', 'carrier-pigeon'], quiet, quiet), /unknown --preset "carrier-pigeon"; known: ethernet-10m/);
   await assert.rejects(runCalibrate(['--np', '1'], quiet, quiet), UsageError);
   await assert.rejects(runCalibrate(['--seconds-per-size', 'soon'], quiet, quiet), UsageError);

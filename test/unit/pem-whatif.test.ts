@@ -213,7 +213,7 @@ test("the traced configuration's replay far from the measured time says the trac
   assert.ok(off > 0.1, `replay ${replay.predictedSeconds} s against ${identity.measuredSeconds} s`);
   const ms = (seconds: number) => `${(seconds * 1e3).toFixed(1)} ms`;
   assert.deepEqual(identity.notes, [
-    `the traced configuration replays to ${ms(replay.predictedSeconds)}, ${(off * 100).toFixed(1)}% above the ${ms(identity.measuredSeconds)} measured, so the other predictions may be off by as much; if the traced network "a slow network" is not the machine the trace was recorded on, a table calibrated there (causal-lens calibrate) is better`,
+    `the traced configuration replays to ${ms(replay.predictedSeconds)}, ${(off * 100).toFixed(1)}% above the ${ms(identity.measuredSeconds)} measured, so the other predictions may be off by as much; if the traced network "a slow network" is not the machine the trace was recorded on, a table calibrated there (causal-lens calibrate, or the command "Calibrate This Machine's Network") is better`,
   ]);
   // Only a replay of the run as it ran is judged: not another placement, network, tracer or computations.
   const others = [

@@ -6,6 +6,7 @@
 
 import * as fs from 'node:fs';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import { COMM_TABLE_PRESETS, CommTable, isCommTablePreset, presetCommTable } from '../network/commTable';
 import { measureIntraNode, measureRecorderCosts, measureRelayTurns, measureSchedulerTick, measureSchedulerSlice, measureSharedCore, medianPoints, medianSeconds } from '../mpi/calibration';
 import { UsageError, parseFlags } from './flags';
@@ -87,6 +88,7 @@ export async function runCalibrate(args: string[], out: (t: string) => void, err
   const text = `${JSON.stringify(table, null, 2)}\n`;
   const file = flags.out as string | undefined;
   if (file) {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, text);
     out(`${file}\n`);
   } else {

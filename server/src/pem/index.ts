@@ -251,7 +251,7 @@ export function identityNote(predictedSeconds: number, measuredSeconds: number, 
   const off = predictedSeconds / measuredSeconds - 1;
   if (!Number.isFinite(off) || Math.abs(off) <= IDENTITY_MISMATCH) return undefined;
   const ms = (seconds: number) => `${(seconds * 1e3).toFixed(1)} ms`;
-  return `the traced configuration replays to ${ms(predictedSeconds)}, ${Math.abs(off * 100).toFixed(1)}% ${off > 0 ? 'above' : 'below'} the ${ms(measuredSeconds)} measured, so the other predictions may be off by as much; if the traced network "${tableName}" is not the machine the trace was recorded on, a table calibrated there (causal-lens calibrate) is better`;
+  return `the traced configuration replays to ${ms(predictedSeconds)}, ${Math.abs(off * 100).toFixed(1)}% ${off > 0 ? 'above' : 'below'} the ${ms(measuredSeconds)} measured, so the other predictions may be off by as much; if the traced network "${tableName}" is not the machine the trace was recorded on, a table calibrated there (causal-lens calibrate, or the command "Calibrate This Machine's Network") is better`;
 }
 
 /** How ranks sharing a core run when the table has the scheduler's slice (docs/pem.md, "Taking turns"). */
