@@ -28,8 +28,7 @@ import { PathMapping, PathResolver } from './workspace/pathResolver';
 import { LineFacts, ProfileStore } from './workspace/profileStore';
 import { profileMatcher, scanWorkspace } from './workspace/scan';
 import { fileHeat, hoverMarkdown, leadingCurve, lensTitle } from './lsp/views';
-import { insideRoots, networkEntries, panelCurves, scalingFit, traceEntries, whatIfForPanel, workspaceEntries } from './lsp/panelViews';
-import { DEFAULT_TRACED_NETWORK } from './pem';
+import { insideRoots, panelCurves, scalingFit, whatIfForPanel, whatIfOptions, workspaceEntries } from './lsp/panelViews';
 import { sampledClassRows } from './lsp/sampleViews';
 import { totalMs } from './samples/attribution';
 import { VirtualSpeedups } from './lsp/virtualSpeedup';
@@ -392,11 +391,7 @@ handle(ext.hotLine, (params) => {
   return { uri: toUri(target.file), line: target.line - 1 };
 });
 
-handle(ext.whatIfOptions, async () => ({
-  traces: await traceEntries(roots, settings.whatIf.traceGlobs),
-  networks: await networkEntries(roots, settings.whatIf.networkGlobs),
-  assumedTracedNetwork: DEFAULT_TRACED_NETWORK.name,
-}));
+handle(ext.whatIfOptions, () => whatIfOptions(roots, settings.whatIf.traceGlobs, settings.whatIf.networkGlobs));
 
 connection.onRequest(ext.whatIf.method, (params: ext.WhatIfParams, token: CancellationToken) =>
   whatIfForPanel(

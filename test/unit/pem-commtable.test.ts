@@ -45,6 +45,9 @@ test('bad tables are refused with the file and the JSON path of the problem', ()
   assert.throws(() => parseCommTable(table({ interNode: [{ bytes: 0, seconds: -1 }] }), 'a.json'), /\$\.interNode\[0\]\.seconds/);
   assert.throws(() => parseCommTable(table({ source: 'model' }), 'a.json'), /\$\.model: required/);
   assert.throws(() => parseCommTable(table({}), 'a.json'), /needs intraNode or interNode/);
+  assert.throws(() => parseCommTable(table({ host: 7, intraNode: [{ bytes: 0, seconds: 1e-6 }] }), 'a.json'), /a\.json: \$\.host: expected a host name/);
+  assert.throws(() => parseCommTable(table({ host: '', intraNode: [{ bytes: 0, seconds: 1e-6 }] }), 'a.json'), /\$\.host: expected a host name/);
+  assert.equal(parseCommTable(table({ host: 'node7', intraNode: [{ bytes: 0, seconds: 1e-6 }] }), 'a.json').host, 'node7');
   assert.throws(() => loadCommTable('/nonexistent.json'), /\/nonexistent\.json: cannot read the communication table \(ENOENT\)/);
 });
 

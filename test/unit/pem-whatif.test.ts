@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runWhatif } from '../../server/src/cli/whatif';
-import { whatIfForPanel } from '../../server/src/lsp/panelViews';
+import { whatIfForPanel, whatIfOptions } from '../../server/src/lsp/panelViews';
 import { loadCommTable, modelCommTable } from '../../server/src/network/commTable';
 import { recordTrace } from '../../server/src/mpi/recordTrace';
 import { identityNote, lowQuantile, predictScenarios, rankStartSeconds, takeRecordedSmallest } from '../../server/src/pem';
@@ -567,6 +567,29 @@ test("the panel's prediction carries the notes: the sample master's tasks are de
   for (let o = master.next(); o; o = master.next()) if (o.kind === OpKind.Recv && o.anySource) wildcards++;
   master.close();
   assert.equal(wildcards, 30);
+});
+
+test("the What-if options give each trace the workspace's table measured on the trace's host, which the panel picks first", async () => {
+  const samples = path.join(__dirname, '../../../samples');
+  const globs = ['**/*.otf2'];
+  const tables = ['**/comm-table*.json'];
+  const options = await whatIfOptions([samples], globs, tables);
+  assert.equal(options.assumedTracedNetwork, 'traced: shared memory (assumed, 2 µs, 3 GB/s)');
+  // The samples were recorded on "vm", where samples/mpi/comm-table.json was measured.
+  const halo = options.traces.find((t) => t.path.endsWith(path.join('halo-4', 'traces.otf2')));
+  assert.deepEqual(halo && { ranks: halo.ranks, recordedWith: halo.recordedWith }, { ranks: 4, recordedWith: COMM_TABLE });
+  assert.ok(options.networks.some((n) => n.id === COMM_TABLE && n.description === loadCommTable(COMM_TABLE).name));
+  // A workspace with that trace and tables of another host, or of none: no table is its own.
+  const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-hosts-'));
+  fs.cpSync(path.join(samples, 'mpi/traces/halo-4'), path.join(workspace, 'halo-4'), { recursive: true });
+  const measured = JSON.parse(fs.readFileSync(COMM_TABLE, 'utf8'));
+  fs.writeFileSync(path.join(workspace, 'comm-table-other.json'), JSON.stringify({ ...measured, host: 'other' }));
+  fs.writeFileSync(path.join(workspace, 'comm-table-unnamed.json'), JSON.stringify({ ...measured, host: undefined }));
+  const elsewhere = await whatIfOptions([workspace], globs, tables);
+  assert.deepEqual(elsewhere.traces.map((t) => t.recordedWith), [undefined]);
+  const own = path.join(workspace, 'comm-table-vm.json');
+  fs.writeFileSync(own, JSON.stringify(measured));
+  assert.deepEqual((await whatIfOptions([workspace], globs, tables)).traces.map((t) => t.recordedWith), [own]);
 });
 
 test('the panel predicts with the table the trace was recorded with, when it names one in the workspace', async () => {

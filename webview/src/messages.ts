@@ -57,7 +57,7 @@ const shape =
     isObject(v) && Object.entries(fields).every(([key, check]) => check(v[key]));
 
 const entry = shape({ path: isString, label: isString });
-const traceEntry = shape({ path: isString, label: isString, ranks: optional(isNumber) });
+const traceEntry = shape({ path: isString, label: isString, ranks: optional(isNumber), recordedWith: optional(isString) });
 const network = shape({ id: isString, label: isString, description: isString });
 const customNetwork = shape({ latencySeconds: isNumber, bandwidthBytesPerSecond: isNumber });
 const scenario = shape({

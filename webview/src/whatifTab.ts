@@ -50,6 +50,8 @@ export class WhatIfTab {
   private readonly results = el('div', { id: 'whatif-results' });
   private traces: TraceEntry[] = [];
   private networks: NetworkEntry[] = [];
+  /** "Recorded with"'s choices: the assumed table, then the presets and the workspace's tables. */
+  private recordedWith: { id: string; label: string }[] = [];
 
   constructor(
     private readonly inputs: WhatIfInputs,
@@ -57,8 +59,9 @@ export class WhatIfTab {
     private readonly remember: (trace: string, result: WhatIfResult) => void,
   ) {
     this.traceSelect.addEventListener('change', () => {
-      this.inputs.trace = (this.traceSelect as HTMLInputElement).value;
+      this.selectTrace((this.traceSelect as HTMLInputElement).value);
       this.renderNodeChoices();
+      this.renderRecordedWith();
       this.save();
     });
     this.mapsField.addEventListener('change', () => {
@@ -97,21 +100,36 @@ export class WhatIfTab {
   }
 
   setOptions(traces: TraceEntry[], networks: NetworkEntry[], assumedTracedNetwork: string): void {
+    // A table for the current trace's host that appeared since the last options (a calibration just written) is taken up.
+    const known = this.traces.length > 0;
+    const recordedWithBefore = this.traces.find((t) => t.path === this.inputs.trace)?.recordedWith;
     this.traces = traces;
     this.traceSelect.replaceChildren(
       ...traces.map((trace) => custom('vscode-option', { value: trace.path, selected: trace.path === this.inputs.trace }, trace.label)),
     );
-    if (!traces.some((t) => t.path === this.inputs.trace)) this.inputs.trace = traces[0]?.path ?? '';
+    this.networks = [{ id: '', label: 'as traced', description: 'the network the trace was recorded on' }, ...networks];
+    // The table the trace was recorded with: this machine's calibration says how its ranks shared cores and the network.
+    this.recordedWith = [{ id: '', label: assumedTracedNetwork }, ...networks];
+    const current = traces.find((t) => t.path === this.inputs.trace);
+    if (!current) this.selectTrace(traces[0]?.path ?? '');
+    else if (known && current.recordedWith !== recordedWithBefore) this.selectTrace(current.path);
     (this.traceSelect as HTMLInputElement).value = this.inputs.trace;
     if (traces.length === 0) this.results.replaceChildren(el('p', { class: 'muted' }, 'No OTF2 traces in the workspace: record one with "Causal Lens: Record MPI Trace".'));
     this.renderNodeChoices();
-    this.networks = [{ id: '', label: 'as traced', description: 'the network the trace was recorded on' }, ...networks];
     this.renderNetworkChoices();
-    // The table the trace was recorded with: this machine's calibration says how its ranks shared cores and the network.
-    const recordedWith = [{ id: '', label: assumedTracedNetwork }, ...networks];
-    if (!recordedWith.some((n) => n.id === this.inputs.tracedNetwork)) this.inputs.tracedNetwork = '';
+    this.renderRecordedWith();
+  }
+
+  /** A newly picked trace is replayed with the table measured on its host, when the workspace has one (the user may pick another). */
+  private selectTrace(trace: string): void {
+    this.inputs.trace = trace;
+    this.inputs.tracedNetwork = this.traces.find((t) => t.path === trace)?.recordedWith ?? '';
+  }
+
+  private renderRecordedWith(): void {
+    if (!this.recordedWith.some((n) => n.id === this.inputs.tracedNetwork)) this.inputs.tracedNetwork = '';
     this.tracedNetworkSelect.replaceChildren(
-      ...recordedWith.map((network) => custom('vscode-option', { value: network.id, selected: network.id === this.inputs.tracedNetwork }, network.label)),
+      ...this.recordedWith.map((network) => custom('vscode-option', { value: network.id, selected: network.id === this.inputs.tracedNetwork }, network.label)),
     );
     (this.tracedNetworkSelect as HTMLInputElement).value = this.inputs.tracedNetwork;
   }

@@ -8,14 +8,13 @@ import { compareCurves } from '../causal/curves';
 import { FitResult, fitRuns, predict } from '../fit';
 import { ScalingTable, readScalingCsv } from '../import/scalingCsv';
 import { COMM_TABLE_PRESETS, isCommTablePreset, loadCommTable } from '../network/commTable';
-import { CancelledError, openTrace, predictionProblems, predictScenarios, resolveNetwork } from '../pem';
+import { CancelledError, DEFAULT_TRACED_NETWORK, openTrace, predictionProblems, predictScenarios, resolveNetwork } from '../pem';
 import {
   CurveResult,
   FitParams,
   FitResult as FitPanelResult,
-  NetworkEntry,
   PanelCurve,
-  TraceEntry,
+  WhatIfOptionsResult,
   WhatIfParams,
   WhatIfResult,
 } from '../protocol/lspExt';
@@ -89,30 +88,36 @@ export async function scalingFit(params: FitParams): Promise<FitPanelResult> {
 
 const CURVE_POINTS = 120;
 
-/** The networks the What-if tab offers: the presets, then the workspace's calibration tables. */
-export async function networkEntries(roots: readonly string[], tableGlobs: readonly string[]): Promise<NetworkEntry[]> {
+/**
+ * The What-if tab's choices: the workspace's traces with their rank counts (absent when
+ * unreadable: the run names the problem when the trace is picked) and the table measured on the
+ * host each was recorded on, if the workspace has one; the presets, then the workspace's tables.
+ */
+export async function whatIfOptions(roots: readonly string[], traceGlobs: readonly string[], tableGlobs: readonly string[]): Promise<WhatIfOptionsResult> {
   const presets = COMM_TABLE_PRESETS.map((p) => ({ id: p.name, label: p.name, description: p.description }));
+  const hostTables = new Map<string, string>();
   const tables = (await workspaceEntries(roots, tableGlobs)).map((entry) => {
-    let description = 'a calibration table';
+    let description: string;
     try {
-      description = loadCommTable(entry.path).name;
+      const table = loadCommTable(entry.path);
+      description = table.name;
+      if (table.host !== undefined && !hostTables.has(table.host)) hostTables.set(table.host, entry.path);
     } catch (error) {
       description = `unreadable: ${(error as Error).message}`;
     }
     return { id: entry.path, label: entry.label, description };
   });
-  return [...presets, ...tables];
-}
-
-/** The workspace's traces with their rank counts (from the definitions; absent when unreadable). */
-export async function traceEntries(roots: readonly string[], traceGlobs: readonly string[]): Promise<TraceEntry[]> {
-  return (await workspaceEntries(roots, traceGlobs)).map((entry) => {
+  const traces = (await workspaceEntries(roots, traceGlobs)).map((entry) => {
     try {
-      return { ...entry, ranks: openTrace(entry.path).ranks.length };
+      const ranks = openTrace(entry.path).ranks;
+      const hosts = new Set(ranks.map((r) => r.host));
+      const recordedWith = hosts.size === 1 ? hostTables.get([...hosts][0]) : undefined;
+      return { ...entry, ranks: ranks.length, ...(recordedWith ? { recordedWith } : {}) };
     } catch {
-      return entry; // the what-if run names the problem when this trace is picked
+      return entry;
     }
   });
+  return { traces, networks: [...presets, ...tables], assumedTracedNetwork: DEFAULT_TRACED_NETWORK.name };
 }
 
 /** Runs PEM for the panel; files it names must be in the workspace, a preset, or a model. */

@@ -99,6 +99,7 @@ export async function measureIntraNode(options: CalibrationOptions): Promise<Com
   return {
     schema: COMM_TABLE_SCHEMA,
     name: `measured on ${os.hostname()} (Open MPI ${facts.version}, shared memory)`,
+    host: os.hostname(),
     source: 'measured',
     createdAt: new Date().toISOString(),
     eagerLimitBytes: facts.eagerLimit,

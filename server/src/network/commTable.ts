@@ -7,6 +7,7 @@
 //   {
 //     "schema": "causal-lens/comm-table@1",
 //     "name": "measured on <hostname> (Open MPI 4.1.4, TCP/shared memory)",
+//     "host": "<hostname>",
 //     "source": "measured" | "model",
 //     "createdAt": "ISO date",
 //     "eagerLimitBytes": 65536,
@@ -78,6 +79,8 @@ export interface CommModel {
 export interface CommTable {
   schema: typeof COMM_TABLE_SCHEMA;
   name: string;
+  /** The machine a measured table was measured on (its host name, as traces record theirs). */
+  host?: string;
   source: 'measured' | 'model';
   createdAt: string;
   /** Messages up to this size are sent eagerly; larger ones wait for the receiver (rendezvous). */
@@ -261,6 +264,10 @@ export function parseCommTable(text: string, source: string): CommTable {
     createdAt: raw.createdAt as string,
     eagerLimitBytes: eager as number,
   };
+  if (raw.host !== undefined) {
+    if (typeof raw.host !== 'string' || raw.host === '') fail('$.host', 'expected a host name');
+    table.host = raw.host as string;
+  }
   for (const key of ['intraNode', 'interNode'] as const) {
     if (raw[key] !== undefined) table[key] = parsePoints(raw[key], `$.${key}`, fail);
   }

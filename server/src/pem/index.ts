@@ -242,7 +242,7 @@ function isReplayOfTrace(spec: ScenarioSpec, options: PredictOptions): boolean {
 /**
  * Beyond this the traced configuration's replay is worth a word: the validation's traces replay
  * within about 10% with this machine's table (docs/pem.md, Accuracy), the default assumed table
- * replays this VM's 4/2 pipeline 37% long.
+ * replays this VM's 4/2 pipeline 37–48% long.
  */
 const IDENTITY_MISMATCH = 0.1;
 

@@ -189,6 +189,8 @@ export interface TraceEntry {
   label: string;
   /** From the trace's definitions, when they could be read. */
   ranks?: number;
+  /** The `NetworkEntry.id` of a workspace table measured on the host the trace was recorded on: the panel's default "Recorded with". */
+  recordedWith?: string;
 }
 
 /** A network the what-if tab can choose: a preset, or a calibration table in the workspace. */
