@@ -11,7 +11,7 @@ import { computeTraceMismatch, describeComputeMatches, matchRankCompute, poolCom
 import { dealTasks, findDealers } from './dealing';
 import { cpuTimeMetrics, Otf2RankStream, TraceOpsOptions } from './otf2Ops';
 import { OpKind, PemOp, RankStream } from './ops';
-import { engineNetwork, mapPlacement, parseMapText, Placement, placementRanksPerCore, samePlacement, ScenarioError, spreadPlacement, tracedPlacement } from './scenario';
+import { engineNetwork, mapPlacement, parseMapText, Placement, placementRanksPerCore, samePlacement, ScenarioError, spreadPlacement, tracedPlacement, unpinnedOversubscribed } from './scenario';
 
 /** One scenario; absent parts keep the traced configuration (same shape as the panel's WhatIfScenarioSpec). */
 export interface ScenarioSpec {
@@ -136,7 +136,7 @@ export async function predictScenarios(
   const { open: streamsOf, anySourceRanks } = rankStreamFactory(archive, options.eventCostSeconds, traced);
   const computeArchive = options.computeFrom !== undefined ? openTrace(options.computeFrom) : undefined;
   const computeStreamsOf = computeArchive ? rankStreamFactory(computeArchive, options.eventCostSeconds, options.computeFromNetwork ?? traced).open : undefined;
-  const notes: string[] = [];
+  const notes: string[] = unpinnedOversubscribed(archive.ranks).map(unpinnedNote);
   const dealers = findDealers(streamsOf, anySourceRanks, notes);
   let computeMatches: RankComputeMatch[] = [];
   // The other trace's ranks' first events: its run's start, which comes with its computations.
@@ -252,6 +252,11 @@ export function identityNote(predictedSeconds: number, measuredSeconds: number, 
   if (!Number.isFinite(off) || Math.abs(off) <= IDENTITY_MISMATCH) return undefined;
   const ms = (seconds: number) => `${(seconds * 1e3).toFixed(1)} ms`;
   return `the traced configuration replays to ${ms(predictedSeconds)}, ${Math.abs(off * 100).toFixed(1)}% ${off > 0 ? 'above' : 'below'} the ${ms(measuredSeconds)} measured, so the other predictions may be off by as much; if the traced network "${tableName}" is not the machine the trace was recorded on, a table calibrated there (causal-lens calibrate, or the command "Calibrate This Machine's Network") is better`;
+}
+
+/** Why a trace of ranks that outnumbered their cores unpinned predicts short (docs/pem.md, "The traced configuration"). */
+function unpinnedNote(node: { cpuSet: string; ranks: number; cores: number }): string {
+  return `${node.ranks} ranks shared cores ${node.cpuSet} without being pinned to one each: Linux moved them between the cores, which PEM does not model (it runs a node's ranks in turns from one queue), so predictions from this trace come out short; pin each rank to a core when recording a trace to predict from`;
 }
 
 /** How ranks sharing a core run when the table has the scheduler's slice (docs/pem.md, "Taking turns"). */

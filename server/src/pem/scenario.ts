@@ -49,6 +49,23 @@ export function tracedPlacement(ranks: readonly Pick<RankLocation, 'rank' | 'hos
   return { label: `traced (${ranks.length}/${nodeIds.size})`, nodeOf, coresPerNode: resolved };
 }
 
+/**
+ * The traced nodes whose ranks outnumbered their cores without being pinned to one each (a CPU
+ * set of several cores shared by more ranks): Linux moved them between those cores as they ran.
+ */
+export function unpinnedOversubscribed(ranks: readonly Pick<RankLocation, 'rank' | 'host' | 'cpuSet'>[]): { cpuSet: string; ranks: number; cores: number }[] {
+  const nodes = new Map<string, { cpuSet: string; ranks: number; cores: number }>();
+  for (const rank of ranks) {
+    const cores = cpuCount(rank.cpuSet);
+    if (cores === undefined || cores < 2) continue;
+    const key = `${rank.host}\u0000${rank.cpuSet}`;
+    const node = nodes.get(key) ?? { cpuSet: rank.cpuSet!, ranks: 0, cores };
+    node.ranks++;
+    nodes.set(key, node);
+  }
+  return [...nodes.values()].filter((node) => node.ranks > node.cores);
+}
+
 /** Per rank, its node's ranks over its cores (at least 1). */
 export function placementRanksPerCore(placement: Placement): number[] {
   const ranksOnNode = new Array<number>(placement.coresPerNode.length).fill(0);
