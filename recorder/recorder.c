@@ -457,9 +457,35 @@ static void make_dirs(void) {
     fprintf(stderr, "causal-lens recorder: cannot create %s: %s; nothing will be recorded\n", path, strerror(errno));
 }
 
+/* CAUSAL_LENS_PIN=1 pins each rank to one of the cores it may use, in blocks over the ranks of
+ * its host (the k-th of n local ranks on the floor(k * c / n)-th of its c cores), as
+ * validation/pem/pin-rank.sh does: ranks that outnumber their cores unpinned are moved between
+ * them by Linux, which PEM does not replay (docs/pem.md, "The traced configuration"). */
+static void pin_to_core(void) {
+  MPI_Comm local;
+  int local_rank, local_size;
+  PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
+  PMPI_Comm_rank(local, &local_rank);
+  PMPI_Comm_size(local, &local_size);
+  PMPI_Comm_free(&local);
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
+  int cores[CPU_SETSIZE], count = 0;
+  for (int c = 0; c < CPU_SETSIZE; c++)
+    if (CPU_ISSET(c, &allowed)) cores[count++] = c;
+  if (count < 2) return;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cores[(int)((long long)local_rank * count / local_size)], &one);
+  if (sched_setaffinity(0, sizeof one, &one) != 0)
+    fprintf(stderr, "causal-lens recorder: rank %d: cannot pin to a core: %s\n", S.rank, strerror(errno));
+}
+
 void cl_start(void) {
   PMPI_Comm_rank(MPI_COMM_WORLD, &S.rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &S.size);
+  const char *pin = getenv("CAUSAL_LENS_PIN");
+  if (pin && strcmp(pin, "1") == 0) pin_to_core();
   PMPI_Comm_dup(MPI_COMM_WORLD, &S.priv);
   const char *dir = getenv("CAUSAL_LENS_TRACE_DIR");
   snprintf(S.dir, sizeof S.dir, "%s", dir && *dir ? dir : "causal-lens-trace");

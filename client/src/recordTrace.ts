@@ -10,6 +10,8 @@ import { RunSetting, expand, programSetting, runPreLaunchTask, workspaceTrusted 
 interface MpiRunSetting extends RunSetting {
   /** Ranks to start (mpirun -np). */
   np?: number;
+  /** Each rank on one core, in blocks (`causal-lens trace --pin`); on unless set to false. */
+  pin?: boolean;
 }
 
 /** Where a trace of `command` with `np` ranks goes, inside the folder: never outside it. */
@@ -33,7 +35,7 @@ export async function recordTrace(cliPath: string, panel: PanelHost): Promise<vo
   const name = `trace ${path.basename(command)} on ${np} ranks`;
   const done = await runCliTask(folder, cliPath, {
     name,
-    args: ['trace', '--np', String(np), '--out', out, '--', command, ...(setting.args ?? []).map((a) => expand(a, folder))],
+    args: ['trace', '--np', String(np), '--out', out, ...(setting.pin === false ? [] : ['--pin']), '--', command, ...(setting.args ?? []).map((a) => expand(a, folder))],
     cwd: expand(setting.cwd ?? '${workspaceFolder}', folder),
     env: setting.env,
     cancelledMessage: `${name} was cancelled; the trace up to the last flush is in ${vscode.workspace.asRelativePath(out)}.`,

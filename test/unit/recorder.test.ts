@@ -271,6 +271,21 @@ test('causal-lens trace prints the archive and a summary on stdout, progress on 
   await assert.rejects(runTrace(['--flush-mode', 'sometimes', '--', 'x'], () => undefined, () => undefined), UsageError);
 });
 
+test('--pin: each rank pins itself to one of its cores, in blocks over the ranks, and the trace says where; without it they share them', async () => {
+  const allowed = [...Array(os.cpus().length).keys()];
+  const blocks = (np: number) => Array.from({ length: np }, (_, rank) => String(allowed[Math.floor((rank * allowed.length) / np)]));
+  const cpuSets = async (pin: boolean) => {
+    const dir = path.join(WORK, pin ? 'pinned' : 'unpinned');
+    const code = await runTrace(['--np', '4', '--out', dir, ...(pin ? ['--pin'] : []), '--', sample('ring'), '20'], () => undefined, () => undefined);
+    assert.equal(code, 0);
+    return openOtf2Archive(path.join(dir, 'traces.otf2')).ranks.map((r) => r.cpuSet);
+  };
+  assert.deepEqual(await cpuSets(true), blocks(4));
+  const shared = await cpuSets(false);
+  assert.ok(shared.every((cpuSet) => cpuSet === shared[0]), `one CPU set for all: ${shared.join(' ')}`);
+  if (allowed.length > 1) assert.notDeepEqual(shared, blocks(4));
+});
+
 test('a full disk marks the trace truncated and does not stop the program', async (t) => {
   const mount = path.join(WORK, 'full-disk');
   fs.mkdirSync(mount);

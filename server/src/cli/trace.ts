@@ -1,5 +1,6 @@
 // `causal-lens trace [--np N] [--out DIR] [--flush-threshold BYTES] [--flush-mode equalized|independent]
-//  -- PROGRAM ARGS...`: runs PROGRAM under mpirun with the recorder and prints where the OTF2
+//  [--pin] -- PROGRAM ARGS...`: runs PROGRAM under mpirun with the recorder (with --pin each rank
+// on one core, in blocks, as PEM needs ranks that outnumber their cores) and prints where the OTF2
 // archive is and what it holds. Progress and the program's own output go to stderr, so stdout
 // is only the summary.
 
@@ -24,7 +25,7 @@ export function traceSummaryText(summary: TraceSummary): string {
 }
 
 export async function runTrace(args: string[], out: (t: string) => void, err: (t: string) => void): Promise<number> {
-  const { flags, positional } = parseFlags(args, { np: 'integer', out: 'string', 'flush-threshold': 'integer', 'flush-mode': 'string' });
+  const { flags, positional } = parseFlags(args, { np: 'integer', out: 'string', 'flush-threshold': 'integer', 'flush-mode': 'string', pin: 'boolean' });
   if (positional.length === 0) throw new UsageError('trace needs a program: causal-lens trace [--np N] [--out DIR] -- PROGRAM ARGS...');
   const np = (flags.np as number | undefined) ?? 2;
   if (np < 1) throw new UsageError('--np needs at least 1 rank');
@@ -42,6 +43,7 @@ export async function runTrace(args: string[], out: (t: string) => void, err: (t
     args: programArgs,
     flushThresholdBytes: flags['flush-threshold'] as number | undefined,
     flushMode: mode as FlushMode | undefined,
+    pin: flags.pin === true,
     onOutput: err,
   });
   out(traceSummaryText(summary));

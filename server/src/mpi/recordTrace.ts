@@ -23,6 +23,8 @@ export interface TraceOptions {
   flushThresholdBytes?: number;
   memoryBudgetBytes?: number;
   flushMode?: FlushMode;
+  /** Each rank pins itself to one core of those it may use, in blocks (CAUSAL_LENS_PIN, recorder/README.md). */
+  pin?: boolean;
   onOutput?: (text: string) => void;
 }
 
@@ -55,6 +57,7 @@ export function recorderEnv(options: TraceOptions): Record<string, string> {
   if (options.flushThresholdBytes !== undefined) env.CAUSAL_LENS_FLUSH_THRESHOLD = String(options.flushThresholdBytes);
   if (options.memoryBudgetBytes !== undefined) env.CAUSAL_LENS_MEMORY_BUDGET = String(options.memoryBudgetBytes);
   if (options.flushMode) env.CAUSAL_LENS_FLUSH_MODE = options.flushMode;
+  if (options.pin) env.CAUSAL_LENS_PIN = '1';
   return env;
 }
 
