@@ -16,7 +16,7 @@ import { fitRuns, predict } from '../../server/src/fit';
 import { readProfileFile } from '../../server/src/import';
 import { readScalingCsv } from '../../server/src/import/scalingCsv';
 import { loadCommTable } from '../../server/src/network/commTable';
-import { DEFAULT_TRACED_NETWORK, identityNote } from '../../server/src/pem';
+import { DEFAULT_TRACED_NETWORK, identityWarning } from '../../server/src/pem';
 import { formatSeconds } from '../../webview/src/format';
 import { repoRoot } from '../vscode/codeServer';
 import { withWorkbench } from './workbench';
@@ -121,12 +121,13 @@ test('the panel opens from the palette; the Causal tab follows the cursor, the S
     );
     assert.match(await panel.locator('#whatif-measured').innerText(), new RegExp(`Measured: ${formatSeconds(recorded.measuredSeconds).replace('.', '\\.')}`));
     assert.ok(await panel.locator('#whatif-time-chart').isVisible(), 'the predictions are charted');
-    // Its ranks sharing a core take it in turns (the table has the scheduler's slice); the sample's
-    // 4/2 is its traced configuration, whose replay is checked against the run.
-    const notes = async () => (await panel.locator('#whatif-notes li').allInnerTexts()).map((note) => note.trim());
-    const [turns, machineIdentity] = await notes();
+    // Its ranks sharing a core take it in turns (the table has the scheduler's slice): a note. The
+    // sample's 4/2 is its traced configuration, whose replay is checked against the run: a warning.
+    const texts = async (list: string) => (await panel.locator(`${list} li`).allInnerTexts()).map((text) => text.trim());
+    const [turns] = await texts('#whatif-notes');
     assert.match(turns, /^ranks sharing a core take it in turns/);
-    assert.equal(machineIdentity, identityNote(recorded.scenarios[1].predictedSeconds, recorded.measuredSeconds, loadCommTable(machineTable).name));
+    const machineIdentity = identityWarning(recorded.scenarios[1].predictedSeconds, recorded.measuredSeconds, loadCommTable(machineTable).name);
+    assert.deepEqual(await texts('#whatif-warnings'), machineIdentity ? [machineIdentity] : []);
     t.diagnostic(`screenshot: ${await workbench.screenshot('panel-whatif')}`);
 
     // The server's assumed table instead, named as the server names it: no turns, and a replay
@@ -137,11 +138,11 @@ test('the panel opens from the palette; the Causal tab follows the cursor, the S
       select.dispatchEvent(new Event('change'));
     });
     await panel.locator('#whatif-run').click();
-    await panel.locator('#whatif-notes').filter({ hasNotText: /take it in turns/ }).waitFor({ timeout: 120_000 });
+    await panel.locator('#whatif-notes').waitFor({ state: 'detached', timeout: 120_000 });
     const assumed = whatIfCli(trace, ['--placement', '4/1', '--placement', '4/2']);
     const assumedRows = await panel.locator('#whatif-table tbody tr').evaluateAll((trs) => trs.map((tr) => tr.querySelectorAll('td')[1]?.textContent ?? ''));
     assert.deepEqual(assumedRows, assumed.scenarios.map((s) => formatSeconds(s.predictedSeconds)), "the panel shows the CLI's predictions with the assumed table");
-    assert.deepEqual(await notes(), [identityNote(assumed.scenarios[1].predictedSeconds, assumed.measuredSeconds, DEFAULT_TRACED_NETWORK.name)]);
+    assert.deepEqual(await texts('#whatif-warnings'), [identityWarning(assumed.scenarios[1].predictedSeconds, assumed.measuredSeconds, DEFAULT_TRACED_NETWORK.name)]);
 
     // A master that deals tasks by MPI_ANY_SOURCE: the panel says they are dealt anew.
     await pickTrace('master_worker-3');

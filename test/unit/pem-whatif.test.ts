@@ -12,7 +12,7 @@ import { runWhatif } from '../../server/src/cli/whatif';
 import { whatIfForPanel, whatIfOptions } from '../../server/src/lsp/panelViews';
 import { loadCommTable, modelCommTable } from '../../server/src/network/commTable';
 import { recordTrace } from '../../server/src/mpi/recordTrace';
-import { identityNote, lowQuantile, predictScenarios, rankStartSeconds, takeRecordedSmallest } from '../../server/src/pem';
+import { identityWarning, lowQuantile, predictScenarios, rankStartSeconds, takeRecordedSmallest } from '../../server/src/pem';
 import { communicatorRanks, openOtf2Archive, openRankEvents } from '../../server/src/trace/otf2Archive';
 import { EV_BUFFER_FLUSH, EV_ENTER, EV_LEAVE, EV_METRIC, EV_MPI_COLLECTIVE_END, EV_MPI_IRECV, EV_MPI_IRECV_REQUEST, EV_MPI_ISEND, EV_MPI_ISEND_COMPLETE, EV_MPI_RECV, EV_MPI_SEND } from '../../server/src/trace/otf2Events';
 import { cpuTimeMetrics, Otf2RankStream } from '../../server/src/pem/otf2Ops';
@@ -45,10 +45,10 @@ before(async () => {
 });
 
 /**
- * The note of a trace whose ranks outnumbered their cores unpinned: the traces recorded here run
+ * The warning of a trace whose ranks outnumbered their cores unpinned: the traces recorded here run
  * 4 ranks on this machine's cores without pinning, which on a 2-core machine is such a trace.
  */
-function unpinnedNotes(trace: string): string[] {
+function unpinnedWarnings(trace: string): string[] {
   return unpinnedOversubscribed(openOtf2Archive(trace).ranks).map(
     (node) => `${node.ranks} ranks shared cores ${node.cpuSet} without being pinned to one each: Linux moved them between the cores, which PEM does not model (it runs a node's ranks in turns from one queue), so predictions from this trace come out short; pin each rank to a core when recording a trace to predict from`,
   );
@@ -69,7 +69,7 @@ test('whatif --json: the shape the issue specifies, one scenario per placement Ã
     const table = loadCommTable(COMM_TABLE);
     const turns = `causal-lens whatif: note: ranks sharing a core take it in turns: each keeps it for a slice of ${(table.schedulerSliceSeconds! * 1e3).toFixed(2)} ms and up to the scheduler's next tick (every ${(table.schedulerTickSeconds! * 1e3).toFixed(2)} ms), or until it waits`;
     const dealt = program === 'master_worker' ? ['rank 0 deals tasks by MPI_ANY_SOURCE to ranks 1, 2, 3: in each prediction a task goes to the worker that asks first, with its traced work'] : [];
-    const notes = [...unpinnedNotes(traces.get(program)!), ...dealt].map((note) => `causal-lens whatif: note: ${note}`).concat(turns);
+    const notes = [...unpinnedWarnings(traces.get(program)!).map((warning) => `causal-lens whatif: warning: ${warning}`), ...dealt.map((note) => `causal-lens whatif: note: ${note}`), turns];
     assert.deepEqual(err.split('\n').filter(Boolean), notes, `${program}: ${err}`);
     assert.equal(code, 0);
     const json = JSON.parse(out);
@@ -203,16 +203,17 @@ test("--compute-from-network: the other trace's calls are read with the network 
 test('a prediction that puts ranks on a shared core in turns (the table has a scheduler slice) says so; sharing with infinitely small quanta is the default', async () => {
   const trace = traces.get('halo')!;
   const table = loadCommTable(COMM_TABLE);
-  const unpinned = unpinnedNotes(trace);
+  const unpinned = unpinnedWarnings(trace);
   const turns = await predictScenarios(trace, [{ nodes: 1 }, { nodes: 2 }], { coresPerNode: 1, tracedNetwork: table });
-  assert.deepEqual(turns.notes.slice(0, -1), unpinned);
-  assert.match(turns.notes[turns.notes.length - 1], /^ranks sharing a core take it in turns: each keeps it for a slice of \d\.\d\d ms and up to the scheduler's next tick \(every \d\.\d\d ms\), or until it waits$/);
+  assert.deepEqual(turns.warnings, unpinned);
+  assert.equal(turns.notes.length, 1, 'one note for both scenarios');
+  assert.match(turns.notes[0], /^ranks sharing a core take it in turns: each keeps it for a slice of \d\.\d\d ms and up to the scheduler's next tick \(every \d\.\d\d ms\), or until it waits$/);
   assert.equal(turns.scenarios[0].problems, undefined);
   const alone = await predictScenarios(trace, [{ nodes: 4 }], { coresPerNode: 1, tracedNetwork: table });
-  assert.deepEqual(alone.notes, unpinned, 'no rank shares a core');
+  assert.deepEqual(alone.notes, [], 'no rank shares a core');
   // The default traced network is a model without a slice: seed 000's sharing, no note.
   const shared = await predictScenarios(trace, [{ nodes: 1 }], { coresPerNode: 1 });
-  assert.deepEqual(shared.notes, unpinned);
+  assert.deepEqual(shared.notes, []);
 });
 
 test("the traced configuration's replay far from the measured time says the traced table may be another machine's", async () => {
@@ -224,8 +225,9 @@ test("the traced configuration's replay far from the measured time says the trac
   const off = replay.predictedSeconds / identity.measuredSeconds - 1;
   assert.ok(off > 0.1, `replay ${replay.predictedSeconds} s against ${identity.measuredSeconds} s`);
   const ms = (seconds: number) => `${(seconds * 1e3).toFixed(1)} ms`;
-  const unpinned = unpinnedNotes(trace);
-  assert.deepEqual(identity.notes, [
+  const unpinned = unpinnedWarnings(trace);
+  assert.deepEqual(identity.notes, []);
+  assert.deepEqual(identity.warnings, [
     ...unpinned,
     `the traced configuration replays to ${ms(replay.predictedSeconds)}, ${(off * 100).toFixed(1)}% above the ${ms(identity.measuredSeconds)} measured, so the other predictions may be off by as much; if the traced network "a slow network" is not the machine the trace was recorded on, a table calibrated there (causal-lens calibrate, or the command "Calibrate This Machine's Network") is better`,
   ]);
@@ -236,15 +238,15 @@ test("the traced configuration's replay far from the measured time says the trac
     await predictScenarios(trace, [{}], { tracedNetwork: wrong, eventCostSeconds: 'auto' }),
     await predictScenarios(trace, [{}], { tracedNetwork: wrong, computeFrom: trace }),
   ];
-  for (const other of others) assert.deepEqual(other.notes, unpinned, other.scenarios[0].placement);
+  for (const other of others) assert.deepEqual(other.warnings, unpinned, other.scenarios[0].placement);
 });
 
-test('identityNote: quiet within 10% of the measured time either way, and names the direction beyond it', () => {
-  assert.equal(identityNote(1.09, 1, 'x'), undefined);
-  assert.equal(identityNote(0.91, 1, 'x'), undefined);
-  assert.equal(identityNote(1, NaN, 'x'), undefined);
-  assert.match(identityNote(0.0598, 0.0438, 'assumed')!, /^the traced configuration replays to 59\.8 ms, 36\.5% above the 43\.8 ms measured, so the other predictions may be off by as much; if the traced network "assumed" is not/);
-  assert.match(identityNote(0.85, 1, 'x')!, /replays to 850\.0 ms, 15\.0% below the 1000\.0 ms measured/);
+test('identityWarning: quiet within 10% of the measured time either way, and names the direction beyond it', () => {
+  assert.equal(identityWarning(1.09, 1, 'x'), undefined);
+  assert.equal(identityWarning(0.91, 1, 'x'), undefined);
+  assert.equal(identityWarning(1, NaN, 'x'), undefined);
+  assert.match(identityWarning(0.0598, 0.0438, 'assumed')!, /^the traced configuration replays to 59\.8 ms, 36\.5% above the 43\.8 ms measured, so the other predictions may be off by as much; if the traced network "assumed" is not/);
+  assert.match(identityWarning(0.85, 1, 'x')!, /replays to 850\.0 ms, 15\.0% below the 1000\.0 ms measured/);
 });
 
 test('a master that deals tasks by MPI_ANY_SOURCE: dealt in the prediction, its workers scaled as one with computeFrom', async () => {
@@ -252,7 +254,8 @@ test('a master that deals tasks by MPI_ANY_SOURCE: dealt in the prediction, its 
   const prediction = await predictScenarios(traces.get('master_worker')!, [{ nodes: 4 }], { coresPerNode: 1, computeFrom: again.archive });
   assert.ok(prediction.scenarios[0].predictedSeconds > 0);
   assert.equal(prediction.scenarios[0].problems, undefined);
-  assert.deepEqual(prediction.notes, [...unpinnedNotes(traces.get('master_worker')!), 'rank 0 deals tasks by MPI_ANY_SOURCE to ranks 1, 2, 3: in each prediction a task goes to the worker that asks first, with its traced work']);
+  assert.deepEqual(prediction.warnings, unpinnedWarnings(traces.get('master_worker')!));
+  assert.deepEqual(prediction.notes, ['rank 0 deals tasks by MPI_ANY_SOURCE to ranks 1, 2, 3: in each prediction a task goes to the worker that asks first, with its traced work']);
   const scaled = prediction.traceProblems.filter((p) => p.startsWith('computation from'));
   assert.equal(scaled.length, 1, scaled.join('; '));
   assert.match(scaled[0], /: ranks 1, 2, 3 run each other's tasks, so their own computations were scaled by one factor, \d\.\d{3}$/);
@@ -263,7 +266,8 @@ test("a master whose dealing starts after the first pass's 5,000 operations is k
   const late = await recordTrace({ np: 3, outDir: path.join(WORK, 'master_worker-late'), program: path.join(MPI_BUILD, 'master_worker'), args: ['20', '6000'] });
   assert.equal(openOtf2Archive(late.archive).ranks[0].anySourceReceives, 20);
   const prediction = await predictScenarios(late.archive, [{ nodes: 3 }], { coresPerNode: 1 });
-  assert.deepEqual(prediction.notes, [...unpinnedNotes(late.archive), 'rank 0 deals tasks by MPI_ANY_SOURCE to ranks 1, 2: in each prediction a task goes to the worker that asks first, with its traced work']);
+  assert.deepEqual(prediction.warnings, unpinnedWarnings(late.archive));
+  assert.deepEqual(prediction.notes, ['rank 0 deals tasks by MPI_ANY_SOURCE to ranks 1, 2: in each prediction a task goes to the worker that asks first, with its traced work']);
   assert.equal(prediction.scenarios[0].problems, undefined);
 });
 

@@ -239,12 +239,14 @@ export class WhatIfTab {
     const base = trace.replace(/^.*[\\/]/, '').replace(/\.otf2$/, '');
     exportCsv.addEventListener('click', () => post({ type: 'export', format: 'csv', suggestedName: `${base}-whatif.csv`, content: scenariosCsv(result) }));
     exportJson.addEventListener('click', () => post({ type: 'export', format: 'json', suggestedName: `${base}-whatif.json`, content: JSON.stringify(result, null, 2) }));
-    // How the trace was replayed (its tasks dealt anew); a result remembered by an older version has none.
+    // How the trace was replayed (notes) and why it may be far off (warnings); a result remembered by an older version has neither.
     const notes = result.notes ?? [];
+    const warnings = result.warnings ?? [];
     const problems = result.problems ?? [];
     this.results.replaceChildren(
       el('p', { id: 'whatif-measured' }, `Measured: ${formatSeconds(result.measuredSeconds)} · best: ${names[best] ?? '—'}`),
       ...(problems.length > 0 ? [problemList(problems)] : []),
+      ...(warnings.length > 0 ? [el('ul', { id: 'whatif-warnings', class: 'warning', role: 'status' }, ...warnings.map((warning) => el('li', {}, warning)))] : []),
       ...(notes.length > 0 ? [el('ul', { id: 'whatif-notes' }, ...notes.map((note) => el('li', {}, note)))] : []),
       el('div', { class: 'charts' }, el('div', { class: 'chart' }, timeCanvas), el('div', { class: 'chart' }, pathCanvas), el('div', { class: 'chart' }, rankCanvas)),
       table('whatif-table', ['scenario', 'predicted', 'vs measured', 'compute', 'communication', 'waiting'], rows, (i) => (i === best ? 'best' : undefined)),

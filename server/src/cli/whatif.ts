@@ -89,6 +89,7 @@ export async function runWhatif(args: string[], out: (t: string) => void, err: (
       );
     }
   }
+  for (const warning of prediction.warnings) err(`causal-lens whatif: warning: ${warning}\n`);
   for (const note of prediction.notes) err(`causal-lens whatif: note: ${note}\n`);
   for (const problem of problems) err(`causal-lens whatif: ${problem}\n`);
   return problems.length > 0 ? 1 : 0;

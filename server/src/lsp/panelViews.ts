@@ -134,7 +134,7 @@ export async function whatIfForPanel(
   try {
     const tracedNetwork = params.tracedNetwork ? resolveNetwork(params.tracedNetwork) : undefined;
     const prediction = await predictScenarios(params.trace, params.scenarios, { coresPerNode: params.coresPerNode, tracedNetwork }, progress, cancelled);
-    return { ok: true, measuredSeconds: prediction.measuredSeconds, scenarios: prediction.scenarios, notes: prediction.notes, problems: predictionProblems(prediction) };
+    return { ok: true, measuredSeconds: prediction.measuredSeconds, scenarios: prediction.scenarios, notes: prediction.notes, warnings: prediction.warnings, problems: predictionProblems(prediction) };
   } catch (error) {
     if (error instanceof CancelledError) return { ok: false, message: 'Cancelled.' };
     return { ok: false, message: (error as Error).message };

@@ -64,6 +64,8 @@ export interface WhatIfPrediction {
   traceProblems: string[];
   /** How the trace was replayed where a reader would not guess it (tasks dealt by MPI_ANY_SOURCE). */
   notes: string[];
+  /** Why these predictions may be far off: the traced configuration replayed far from its run, ranks that moved between cores. */
+  warnings: string[];
 }
 
 /** Everything a prediction could not use, for a user: the trace's problems, then each scenario's, named by its placement and network. */
@@ -136,7 +138,8 @@ export async function predictScenarios(
   const { open: streamsOf, anySourceRanks } = rankStreamFactory(archive, options.eventCostSeconds, traced);
   const computeArchive = options.computeFrom !== undefined ? openTrace(options.computeFrom) : undefined;
   const computeStreamsOf = computeArchive ? rankStreamFactory(computeArchive, options.eventCostSeconds, options.computeFromNetwork ?? traced).open : undefined;
-  const notes: string[] = unpinnedOversubscribed(archive.ranks).map(unpinnedNote);
+  const notes: string[] = [];
+  const warnings = unpinnedOversubscribed(archive.ranks).map(unpinnedWarning);
   const dealers = findDealers(streamsOf, anySourceRanks, notes);
   let computeMatches: RankComputeMatch[] = [];
   // The other trace's ranks' first events: its run's start, which comes with its computations.
@@ -229,9 +232,9 @@ export async function predictScenarios(
     }
     progress?.((s + 1) / specs.length);
   }
-  const mismatch = identity !== undefined ? identityNote(identity, measuredSeconds, traced.name) : undefined;
-  if (mismatch) notes.push(mismatch);
-  return { measuredSeconds, scenarios: results, traceProblems, notes };
+  const mismatch = identity !== undefined ? identityWarning(identity, measuredSeconds, traced.name) : undefined;
+  if (mismatch) warnings.push(mismatch);
+  return { measuredSeconds, scenarios: results, traceProblems, notes, warnings };
 }
 
 /** A replay of the traced run as it ran: the trace's own computations, tracer, network and placement. */
@@ -247,7 +250,7 @@ function isReplayOfTrace(spec: ScenarioSpec, options: PredictOptions): boolean {
 const IDENTITY_MISMATCH = 0.1;
 
 /** Says when the traced configuration replays far from the measured time: the other predictions may be as far off. */
-export function identityNote(predictedSeconds: number, measuredSeconds: number, tableName: string): string | undefined {
+export function identityWarning(predictedSeconds: number, measuredSeconds: number, tableName: string): string | undefined {
   const off = predictedSeconds / measuredSeconds - 1;
   if (!Number.isFinite(off) || Math.abs(off) <= IDENTITY_MISMATCH) return undefined;
   const ms = (seconds: number) => `${(seconds * 1e3).toFixed(1)} ms`;
@@ -255,7 +258,7 @@ export function identityNote(predictedSeconds: number, measuredSeconds: number, 
 }
 
 /** Why a trace of ranks that outnumbered their cores unpinned predicts short (docs/pem.md, "The traced configuration"). */
-function unpinnedNote(node: { cpuSet: string; ranks: number; cores: number }): string {
+function unpinnedWarning(node: { cpuSet: string; ranks: number; cores: number }): string {
   return `${node.ranks} ranks shared cores ${node.cpuSet} without being pinned to one each: Linux moved them between the cores, which PEM does not model (it runs a node's ranks in turns from one queue), so predictions from this trace come out short; pin each rank to a core when recording a trace to predict from`;
 }
 

@@ -251,6 +251,8 @@ export type WhatIfResult =
       scenarios: WhatIfScenarioResult[];
       /** How the trace was replayed where a reader would not guess it (tasks dealt anew). */
       notes: string[];
+      /** Why the predictions may be far off (the traced configuration replayed far from its run, ranks that moved between cores). */
+      warnings: string[];
       /** What could not be read or replayed (a file and byte offset, or a rank and reason): the prediction used the rest. */
       problems: string[];
     }
