@@ -1,13 +1,16 @@
 /**
  * Runs inside a real VS Code extension host: "Record MPI Trace" runs the configured MPI program
  * (samples/mpi's ring, built by scripts/build-mpi.sh) under `causal-lens trace` as a task; the
- * OTF2 archive lands in the workspace and the open panel's What-if tab lists it with its ranks.
+ * OTF2 archive lands in the workspace, its ranks pinned to cores by default, and the open panel's
+ * What-if tab lists it with its ranks.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CausalLensApi } from '../../../client/src/extension';
+import { openOtf2Archive } from '../../../server/src/trace/otf2Archive';
 
 const REPO = path.join(__dirname, '../../../..');
 const RING = path.join(process.env.CAUSAL_LENS_MPI_BUILD || path.join(REPO, 'build', 'mpi'), 'ring');
@@ -44,5 +47,11 @@ suite('Record MPI Trace', () => {
       assert.ok(Date.now() < deadline, `the panel never listed ${anchor}; exists: ${fs.existsSync(anchor)}`);
       await new Promise((r) => setTimeout(r, 250));
     }
+    // Pinned by default (causalLens.mpiRun.pin): each rank on one core of its own here, in blocks.
+    const cores = os.cpus().length;
+    assert.deepEqual(
+      openOtf2Archive(anchor).ranks.map((r) => r.cpuSet),
+      [0, 1].map((rank) => String(Math.floor((rank * cores) / 2))),
+    );
   });
 });
