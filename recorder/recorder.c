@@ -486,6 +486,8 @@ void cl_start(void) {
   PMPI_Comm_size(MPI_COMM_WORLD, &S.size);
   const char *pin = getenv("CAUSAL_LENS_PIN");
   if (pin && strcmp(pin, "1") == 0) pin_to_core();
+  else if (pin && *pin && strcmp(pin, "0") != 0 && S.rank == 0)
+    fprintf(stderr, "causal-lens recorder: CAUSAL_LENS_PIN=\"%s\" is neither 1 nor 0; the ranks are not pinned\n", pin);
   PMPI_Comm_dup(MPI_COMM_WORLD, &S.priv);
   const char *dir = getenv("CAUSAL_LENS_TRACE_DIR");
   snprintf(S.dir, sizeof S.dir, "%s", dir && *dir ? dir : "causal-lens-trace");

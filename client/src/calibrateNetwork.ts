@@ -6,22 +6,17 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { offerWhatIf, runCliTask } from './cliTask';
+import { OUTPUT_FOLDER, offerWhatIf, runCliTask, trustedFolder } from './cliTask';
 import { PanelHost } from './panel';
-import { workspaceTrusted } from './programSetting';
 
 /** Where this host's table goes, inside the folder: named by the host, which `whatIf.networkGlobs` finds. */
 export function calibrationFile(folder: string, host: string): string {
-  return path.join(folder, 'causal-lens-traces', `comm-table-${host.replace(/[^A-Za-z0-9._-]/g, '_')}.json`);
+  return path.join(folder, OUTPUT_FOLDER, `comm-table-${host.replace(/[^A-Za-z0-9._-]/g, '_')}.json`);
 }
 
 export async function calibrateNetwork(cliPath: string, panel: PanelHost): Promise<void> {
-  if (!(await workspaceTrusted())) return;
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  if (!folder) {
-    void vscode.window.showErrorMessage('Causal Lens: open a workspace folder to keep the calibration in.');
-    return;
-  }
+  const folder = await trustedFolder('a workspace folder to keep the calibration in');
+  if (!folder) return;
   const host = os.hostname();
   const out = calibrationFile(folder.uri.fsPath, host);
   const done = await runCliTask(folder, cliPath, {

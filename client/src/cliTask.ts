@@ -4,6 +4,18 @@
 import * as vscode from 'vscode';
 import { PanelHost } from './panel';
 import { runAsTask } from './processTask';
+import { workspaceTrusted } from './programSetting';
+
+/** The workspace folder the commands write traces and tables into (the What-if tab's globs find them there). */
+export const OUTPUT_FOLDER = 'causal-lens-traces';
+
+/** The workspace's first folder, when the workspace is trusted to run programs; else the user is told and undefined. */
+export async function trustedFolder(purpose: string): Promise<vscode.WorkspaceFolder | undefined> {
+  if (!(await workspaceTrusted())) return undefined;
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (!folder) void vscode.window.showErrorMessage(`Causal Lens: open ${purpose}.`);
+  return folder;
+}
 
 export interface CliTask {
   /** The task's name, also the notification's title after "Causal Lens: ". */

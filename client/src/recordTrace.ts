@@ -4,8 +4,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { PanelHost } from './panel';
-import { offerWhatIf, runCliTask } from './cliTask';
-import { RunSetting, expand, programSetting, runPreLaunchTask, workspaceTrusted } from './programSetting';
+import { OUTPUT_FOLDER, offerWhatIf, runCliTask, trustedFolder } from './cliTask';
+import { RunSetting, expand, programSetting, runPreLaunchTask } from './programSetting';
 
 interface MpiRunSetting extends RunSetting {
   /** Ranks to start (mpirun -np). */
@@ -16,16 +16,12 @@ interface MpiRunSetting extends RunSetting {
 
 /** Where a trace of `command` with `np` ranks goes, inside the folder: never outside it. */
 export function traceDirectory(folder: string, command: string, np: number): string {
-  return path.join(folder, 'causal-lens-traces', `${path.basename(command)}-np${np}`);
+  return path.join(folder, OUTPUT_FOLDER, `${path.basename(command)}-np${np}`);
 }
 
 export async function recordTrace(cliPath: string, panel: PanelHost): Promise<void> {
-  if (!(await workspaceTrusted())) return;
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  if (!folder) {
-    void vscode.window.showErrorMessage('Causal Lens: open the MPI program\'s folder as a workspace to record a trace.');
-    return;
-  }
+  const folder = await trustedFolder("the MPI program's folder as a workspace to record a trace");
+  if (!folder) return;
   const setting = await programSetting<MpiRunSetting>(folder, { key: 'mpiRun', openLabel: 'Trace This Program', purpose: 'under mpirun with the trace recorder', when: 'before each trace' });
   if (!setting?.command) return;
   if (setting.preLaunchTask && !(await runPreLaunchTask(setting.preLaunchTask))) return;

@@ -10,7 +10,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { TraceOptions, recordTrace } from '../../server/src/mpi/recordTrace';
+import { TraceOptions, recordTrace, recorderEnv } from '../../server/src/mpi/recordTrace';
+import { mpirunArgv, runMpi } from '../../server/src/mpi/launch';
 import { runTrace } from '../../server/src/cli/trace';
 import { UsageError } from '../../server/src/cli/flags';
 import { communicatorRanks, openOtf2Archive } from '../../server/src/trace/otf2Archive';
@@ -271,7 +272,7 @@ test('causal-lens trace prints the archive and a summary on stdout, progress on 
   await assert.rejects(runTrace(['--flush-mode', 'sometimes', '--', 'x'], () => undefined, () => undefined), UsageError);
 });
 
-test('--pin: each rank pins itself to one of its cores, in blocks over the ranks, and the trace says where; without it they share them', async () => {
+test('--pin: each rank pins itself to one of its cores, in blocks over the ranks, and the trace says where; without it they share them; an unknown value is said', async () => {
   const allowed = [...Array(os.cpus().length).keys()];
   const blocks = (np: number) => Array.from({ length: np }, (_, rank) => String(allowed[Math.floor((rank * allowed.length) / np)]));
   const cpuSets = async (pin: boolean) => {
@@ -284,6 +285,13 @@ test('--pin: each rank pins itself to one of its cores, in blocks over the ranks
   const shared = await cpuSets(false);
   assert.ok(shared.every((cpuSet) => cpuSet === shared[0]), `one CPU set for all: ${shared.join(' ')}`);
   if (allowed.length > 1) assert.notDeepEqual(shared, blocks(4));
+  // A value the recorder does not know is said, not taken for either.
+  const outDir = path.join(WORK, 'pin-yes');
+  const env = { ...recorderEnv({ np: 2, outDir, program: sample('ring'), args: ['20'] }), CAUSAL_LENS_PIN: 'yes' };
+  let output = '';
+  const result = await runMpi(mpirunArgv({ np: 2, program: sample('ring'), args: ['20'], env }), (text) => (output += text));
+  assert.equal(result.code, 0);
+  assert.match(output, /causal-lens recorder: CAUSAL_LENS_PIN="yes" is neither 1 nor 0; the ranks are not pinned/);
 });
 
 test('a full disk marks the trace truncated and does not stop the program', async (t) => {

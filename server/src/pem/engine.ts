@@ -727,9 +727,7 @@ export class PemEngine {
           this.execute(rank, time);
           continue;
         }
-        rank.pc = rank.until.pc;
-        rank.pm = rank.until.pm;
-        rank.pw = rank.until.pw;
+        this.takeCriticalPath(rank);
         rank.status = 0;
         if (rank.pollShare > 0) this.stopPolling(rank, time);
         // It waited: on a shared core it takes the core back in its turn.
@@ -1020,6 +1018,13 @@ export class PemEngine {
     }
   }
 
+  /** The rank's path so far is the longest of those its call waited for (RankState.until). */
+  private takeCriticalPath(rank: RankState): void {
+    rank.pc = rank.until.pc;
+    rank.pm = rank.until.pm;
+    rank.pw = rank.until.pw;
+  }
+
   /** Blocks the rank until every completion is known; returns true when none is in the future. */
   private blockEnd(rank: RankState, time: number): boolean {
     const until = rank.until;
@@ -1027,9 +1032,7 @@ export class PemEngine {
       if (until.work === 0) return true;
       // Its messages were there: the call copies them in on the core it holds, with no wait and
       // no switch back (in turns, it does not queue behind the ready ranks).
-      rank.pc = until.pc;
-      rank.pm = until.pm;
-      rank.pw = until.pw;
+      this.takeCriticalPath(rank);
       this.startBurst(rank, time, until.work, true);
       return false;
     }

@@ -157,6 +157,9 @@ export async function predictScenarios(
     traceProblems.push(...describeComputeMatches(computeMatches, options.computeFrom, dealtWorkers));
   }
   let measuredSeconds = NaN;
+  const asTraced = tracedPlacement(archive.ranks);
+  // The run whose first events start the ranks: the computations' trace, or this one.
+  const startsFrom = computeArchive ? tracedPlacement(computeArchive.ranks) : asTraced;
   // The traced configuration's own prediction, when asked for: how far the replay is from the run.
   let identity: number | undefined;
   const results: ScenarioResult[] = [];
@@ -202,7 +205,7 @@ export async function predictScenarios(
         coresPerNode: placement.coresPerNode,
         network,
         communicators,
-        startSeconds: rankStartSeconds(computeFirstSeconds ?? streams.map((st) => st.facts.firstSeconds), samePlacement(placement, tracedPlacement((computeArchive ?? archive).ranks))),
+        startSeconds: rankStartSeconds(computeFirstSeconds ?? streams.map((st) => st.facts.firstSeconds), samePlacement(placement, startsFrom)),
       });
       while (!engine.run(SLICE)) {
         if (cancel?.()) throw new CancelledError();
@@ -211,7 +214,7 @@ export async function predictScenarios(
         await new Promise((resolve) => setImmediate(resolve));
       }
       const result = engine.result();
-      if (isReplayOfTrace(spec, options) && samePlacement(placement, tracedPlacement(archive.ranks))) identity = result.predictedSeconds;
+      if (isReplayOfTrace(spec, options) && samePlacement(placement, asTraced)) identity = result.predictedSeconds;
       if (s === 0) {
         measuredSeconds = Math.max(...streams.map((st) => st.facts.lastSeconds - st.facts.suspendedSeconds)) - origin;
         for (const stream of streams) {

@@ -54,16 +54,15 @@ export function tracedPlacement(ranks: readonly Pick<RankLocation, 'rank' | 'hos
  * set of several cores shared by more ranks): Linux moved them between those cores as they ran.
  */
 export function unpinnedOversubscribed(ranks: readonly Pick<RankLocation, 'rank' | 'host' | 'cpuSet'>[]): { cpuSet: string; ranks: number; cores: number }[] {
-  const nodes = new Map<string, { cpuSet: string; ranks: number; cores: number }>();
+  const placement = tracedPlacement(ranks);
+  const found: { cpuSet: string; ranks: number; cores: number }[] = [];
   for (const rank of ranks) {
-    const cores = cpuCount(rank.cpuSet);
-    if (cores === undefined || cores < 2) continue;
-    const key = `${rank.host}\u0000${rank.cpuSet}`;
-    const node = nodes.get(key) ?? { cpuSet: rank.cpuSet!, ranks: 0, cores };
-    node.ranks++;
-    nodes.set(key, node);
+    const node = placement.nodeOf[rank.rank];
+    const cores = placement.coresPerNode[node];
+    (found[node] ??= { cpuSet: rank.cpuSet ?? '', ranks: 0, cores }).ranks++;
   }
-  return [...nodes.values()].filter((node) => node.ranks > node.cores);
+  // A rank's own core, or no CPU set (a core each assumed: as many as the node's ranks), is not moved.
+  return found.filter((node) => node.cores >= 2 && node.ranks > node.cores);
 }
 
 /** Per rank, its node's ranks over its cores (at least 1). */

@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import { calibrationFile } from '../../../client/src/calibrateNetwork';
 import type { CausalLensApi } from '../../../client/src/extension';
 import { loadCommTable } from '../../../server/src/network/commTable';
+import { waitForOption } from './panelOptions';
 
 suite("Calibrate This Machine's Network", () => {
   test("writes this host's table into the workspace and offers it to the What-if tab", async function () {
@@ -22,17 +23,7 @@ suite("Calibrate This Machine's Network", () => {
     await vscode.commands.executeCommand('causalLens.openPanel', 'whatif');
     // The command ends by asking whether to open the What-if tab: watch its effects instead.
     void vscode.commands.executeCommand('causalLens.calibrateNetwork');
-    const deadline = Date.now() + 200_000;
-    for (;;) {
-      const listed = api
-        .panelMessages()
-        .filter((m) => m.type === 'options')
-        .flatMap((m) => (m.type === 'options' ? m.networks : []))
-        .find((n) => n.id === table);
-      if (listed) break;
-      assert.ok(Date.now() < deadline, `the panel never listed ${table}; exists: ${fs.existsSync(table)}`);
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    await waitForOption(api, (options) => options.networks.find((n) => n.id === table), 200_000, () => `the panel never listed ${table}; exists: ${fs.existsSync(table)}`);
     // A measured table of this machine: ping-pong points and the scheduler's slice, which turns on turns.
     const measured = loadCommTable(table);
     assert.equal(measured.source, 'measured');

@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CausalLensApi } from '../../../client/src/extension';
 import { openOtf2Archive } from '../../../server/src/trace/otf2Archive';
+import { waitForOption } from './panelOptions';
 
 const REPO = path.join(__dirname, '../../../..');
 const RING = path.join(process.env.CAUSAL_LENS_MPI_BUILD || path.join(REPO, 'build', 'mpi'), 'ring');
@@ -33,20 +34,8 @@ suite('Record MPI Trace', () => {
     // The command ends by asking whether to open the What-if tab: watch its effects instead.
     // The panel is refreshed only after the task exited 0 with the archive written.
     void vscode.commands.executeCommand('causalLens.recordTrace');
-    const deadline = Date.now() + 90_000;
-    for (;;) {
-      const listed = api
-        .panelMessages()
-        .filter((m) => m.type === 'options')
-        .flatMap((m) => (m.type === 'options' ? m.traces : []))
-        .find((t) => t.path === anchor);
-      if (listed) {
-        assert.equal(listed.ranks, 2, 'the panel knows the trace has two ranks');
-        break;
-      }
-      assert.ok(Date.now() < deadline, `the panel never listed ${anchor}; exists: ${fs.existsSync(anchor)}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    const listed = await waitForOption(api, (options) => options.traces.find((t) => t.path === anchor), 90_000, () => `the panel never listed ${anchor}; exists: ${fs.existsSync(anchor)}`);
+    assert.equal(listed.ranks, 2, 'the panel knows the trace has two ranks');
     // Pinned by default (causalLens.mpiRun.pin): each rank on one core of its own here, in blocks.
     const cores = os.cpus().length;
     assert.deepEqual(
