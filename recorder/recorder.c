@@ -16,6 +16,9 @@
  *   CAUSAL_LENS_MEMORY_BUDGET    buffer bytes after which a rank warns that it cannot flush (256 MiB)
  *   CAUSAL_LENS_FLUSH_MODE       "equalized" (default) or "independent": the ablation where each
  *                                rank flushes on its own as soon as its buffer is over S
+ *   CAUSAL_LENS_PIN              1: pin each rank to a core (pin_to_core)
+ *   CAUSAL_LENS_PRECONNECT       1 or 0: every pair of ranks exchanges a message in the start-up, or
+ *                                not (default: when at most PRECONNECT_MAX_RANKS ranks; preconnect)
  */
 #define _GNU_SOURCE
 #include "recorder.h"
@@ -46,6 +49,7 @@ static struct {
   size_t budget_records;
   int independent;
   int warned_budget;
+  int preconnected;
   uint64_t written, dropped, suspensions;
   char truncated[256];
   MPI_Comm priv;          /* our own duplicate of MPI_COMM_WORLD: our messages never match the program's */
@@ -445,6 +449,7 @@ static void write_meta(int finished) {
   if (finished)
     fprintf(f, "finished 1\nend_ns %llu\nrecords %llu\ndropped %llu\nsuspensions %llu\n", (unsigned long long)cl_now(),
             (unsigned long long)S.written, (unsigned long long)S.dropped, (unsigned long long)S.suspensions);
+  fprintf(f, "preconnected %d\n", S.preconnected);
   if (S.truncated[0]) fprintf(f, "truncated %s\n", S.truncated);
   fclose(f);
 }
@@ -479,6 +484,32 @@ static void pin_to_core(void) {
   CPU_SET(cores[(int)((long long)local_rank * count / local_size)], &one);
   if (sched_setaffinity(0, sizeof one, &one) != 0)
     fprintf(stderr, "causal-lens recorder: rank %d: cannot pin to a core: %s\n", S.rank, strerror(errno));
+}
+
+/* Open MPI's TCP transport opens a pair's connection at its first message: 5-10 ms on the
+ * emulated networks here, and the recorder's own start-up opens some pairs (its clock ping-pongs,
+ * its barriers'), so a trace would pay for some of the program's connections and not others, in
+ * a way no replay can tell (docs/pem.md, "Connections opened before the trace"). Every pair
+ * exchanges an empty message before the trace starts instead: none is opened inside it. It costs
+ * a message per pair, so only small jobs do it unless asked. */
+#define PRECONNECT_MAX_RANKS 64
+
+static void preconnect(void) {
+  const char *env = getenv("CAUSAL_LENS_PRECONNECT");
+  int wanted = S.size <= PRECONNECT_MAX_RANKS;
+  if (env && *env) {
+    if (strcmp(env, "1") == 0) wanted = 1;
+    else if (strcmp(env, "0") == 0) wanted = 0;
+    else if (S.rank == 0)
+      fprintf(stderr, "causal-lens recorder: CAUSAL_LENS_PRECONNECT=\"%s\" is neither 1 nor 0; %s (%d ranks, limit %d)\n",
+              env, wanted ? "preconnecting" : "not preconnecting", S.size, PRECONNECT_MAX_RANKS);
+  }
+  if (!wanted) return;
+  /* Round d: each rank sends to the d-th rank after it and hears from the d-th before it. */
+  for (int d = 1; d < S.size; d++)
+    PMPI_Sendrecv(NULL, 0, MPI_BYTE, (S.rank + d) % S.size, 3, NULL, 0, MPI_BYTE, (S.rank - d + S.size) % S.size, 3,
+                  S.priv, MPI_STATUS_IGNORE);
+  S.preconnected = 1;
 }
 
 void cl_start(void) {
@@ -522,6 +553,7 @@ void cl_start(void) {
    * 0.03–0.05 µs more tracer work per call on average than its shortest gaps. */
   grow_buffer();
   if (S.buf) memset(S.buf, 0, S.cap * sizeof(cl_record));
+  preconnect();
   S.cpu0 = thread_cpu();
   S.start = cl_now();
   measure_clock_offsets();

@@ -144,6 +144,21 @@ for (const [program, np, args] of PROGRAMS) {
   });
 }
 
+test('a preconnected property that is neither true nor false is a problem naming the definitions file; the ranks read, not taken as preconnected', async () => {
+  const summary = await recordTrace({ np: 2, outDir: path.join(WORK, 'preconnected-damaged'), program: path.join(MPI_BUILD, 'latency'), args: ['50'] });
+  const defsPath = summary.archive.replace(/\.otf2$/, '.def');
+  const bytes = fs.readFileSync(defsPath);
+  // The string "true" is the preconnected property's value only (truncated is "false").
+  const at = bytes.indexOf('true\0');
+  assert.ok(at > 0 && bytes.indexOf('true\0', at + 1) < 0, 'one "true" string');
+  bytes[at + 3] = 'x'.charCodeAt(0);
+  fs.writeFileSync(defsPath, new Uint8Array(bytes));
+  const archive = openOtf2Archive(summary.archive);
+  assert.deepEqual(archive.problems.map((p) => [p.file, p.message]), [0, 1].map((location) => [defsPath, `location ${location}: causal_lens:preconnected "trux" is not true or false; ignored`]));
+  assert.deepEqual(archive.ranks.map((rank) => rank.preconnected), [undefined, undefined]);
+  assert.ok(archive.ranks.every((rank) => rank.cpuSet !== undefined && rank.smallestCallCpu !== undefined));
+});
+
 test("the recorder's smallest call CPU property: nanoseconds by region name, or null when it is not that", () => {
   assert.deepEqual([...parseSmallestCallCpu('MPI_Send=66,MPI_Recv=28')!], [['MPI_Send', 66e-9], ['MPI_Recv', 28e-9]]);
   assert.deepEqual([...parseSmallestCallCpu('')!], []);

@@ -11,7 +11,8 @@ import * as path from 'node:path';
 import { runWhatif } from '../../server/src/cli/whatif';
 import { whatIfForPanel, whatIfOptions } from '../../server/src/lsp/panelViews';
 import { loadCommTable, modelCommTable } from '../../server/src/network/commTable';
-import { recordTrace } from '../../server/src/mpi/recordTrace';
+import { recordTrace, recorderEnv } from '../../server/src/mpi/recordTrace';
+import { mpirunArgv, runMpi } from '../../server/src/mpi/launch';
 import { identityWarning, lowQuantile, predictScenarios, rankStartSeconds, takeRecordedSmallest } from '../../server/src/pem';
 import { communicatorRanks, openOtf2Archive, openRankEvents } from '../../server/src/trace/otf2Archive';
 import { EV_BUFFER_FLUSH, EV_ENTER, EV_LEAVE, EV_METRIC, EV_MPI_COLLECTIVE_END, EV_MPI_IRECV, EV_MPI_IRECV_REQUEST, EV_MPI_ISEND, EV_MPI_ISEND_COMPLETE, EV_MPI_RECV, EV_MPI_SEND } from '../../server/src/trace/otf2Events';
@@ -239,6 +240,29 @@ test("the traced configuration's replay far from the measured time says the trac
     await predictScenarios(trace, [{}], { tracedNetwork: wrong, computeFrom: trace }),
   ];
   for (const other of others) assert.deepEqual(other.warnings, unpinned, other.scenarios[0].placement);
+});
+
+test("a trace whose recorder opened every pair's connection in its start-up pays none while the tracer stays; without the tracer, or recorded without, a pair's first message across nodes opens one", async () => {
+  const table = loadCommTable(COMM_TABLE);
+  const slowConnect = { ...table, connectSeconds: 0.05 };
+  const twoNodes = async (trace: string, network: typeof table, eventCostSeconds?: 'auto') =>
+    (await predictScenarios(trace, [{ nodes: 2 }], { tracedNetwork: network, coresPerNode: 1, eventCostSeconds })).scenarios[0].predictedSeconds;
+  const preconnected = traces.get('halo')!;
+  assert.deepEqual(openOtf2Archive(preconnected).ranks.map((rank) => rank.preconnected), [true, true, true, true]);
+  assert.equal(await twoNodes(preconnected, slowConnect), await twoNodes(preconnected, table));
+  // Ranks 1 and 2 open theirs at the first halo exchange, the others wait for them at the Allreduce.
+  const untraced = (await twoNodes(preconnected, slowConnect, 'auto')) - (await twoNodes(preconnected, table, 'auto'));
+  assert.ok(untraced >= 0.05 && untraced < 0.2, `tracer removed: ${untraced} s more`);
+
+  const outDir = path.join(WORK, 'halo-not-preconnected');
+  const launch = { np: 4, outDir, program: path.join(MPI_BUILD, 'halo'), args: ['40000', '20'] };
+  let output = '';
+  const result = await runMpi(mpirunArgv({ ...launch, env: { ...recorderEnv(launch), CAUSAL_LENS_PRECONNECT: '0' } }), (text) => (output += text));
+  assert.equal(result.code, 0, output);
+  const notPreconnected = path.join(outDir, 'traces.otf2');
+  assert.deepEqual(openOtf2Archive(notPreconnected).ranks.map((rank) => rank.preconnected), [false, false, false, false]);
+  const traced = (await twoNodes(notPreconnected, slowConnect)) - (await twoNodes(notPreconnected, table));
+  assert.ok(traced >= 0.05 && traced < 0.2, `tracer kept: ${traced} s more`);
 });
 
 test('identityWarning: quiet within 10% of the measured time either way, and names the direction beyond it', () => {

@@ -294,6 +294,22 @@ test('--pin: each rank pins itself to one of its cores, in blocks over the ranks
   assert.match(output, /causal-lens recorder: CAUSAL_LENS_PIN="yes" is neither 1 nor 0; the ranks are not pinned/);
 });
 
+test('every pair of ranks exchanges a message in the start-up and the trace says so; CAUSAL_LENS_PRECONNECT=0 turns it off; an unknown value is said', async () => {
+  const preconnected = async (value: string | undefined, name: string) => {
+    const outDir = path.join(WORK, name);
+    const env = { ...recorderEnv({ np: 3, outDir, program: sample('ring'), args: ['20'] }), ...(value === undefined ? {} : { CAUSAL_LENS_PRECONNECT: value }) };
+    let output = '';
+    const result = await runMpi(mpirunArgv({ np: 3, program: sample('ring'), args: ['20'], env }), (text) => (output += text));
+    assert.equal(result.code, 0, output);
+    return { flags: openOtf2Archive(path.join(outDir, 'traces.otf2')).ranks.map((r) => r.preconnected), output };
+  };
+  assert.deepEqual((await preconnected(undefined, 'preconnect-default')).flags, [true, true, true]);
+  assert.deepEqual((await preconnected('0', 'preconnect-off')).flags, [false, false, false]);
+  const unknown = await preconnected('yes', 'preconnect-yes');
+  assert.deepEqual(unknown.flags, [true, true, true]);
+  assert.match(unknown.output, /causal-lens recorder: CAUSAL_LENS_PRECONNECT="yes" is neither 1 nor 0; preconnecting \(3 ranks, limit 64\)/);
+});
+
 test('a full disk marks the trace truncated and does not stop the program', async (t) => {
   const mount = path.join(WORK, 'full-disk');
   fs.mkdirSync(mount);

@@ -157,6 +157,8 @@ export async function predictScenarios(
     traceProblems.push(...describeComputeMatches(computeMatches, options.computeFrom, dealtWorkers));
   }
   let measuredSeconds = NaN;
+  // A run under this trace's recorder opens no connection inside the trace when it preconnected.
+  const preconnected = archive.ranks.length > 0 && archive.ranks.every((rank) => rank.preconnected === true);
   const asTraced = tracedPlacement(archive.ranks);
   // The run whose first events start the ranks: the computations' trace, or this one.
   const startsFrom = computeArchive ? tracedPlacement(computeArchive.ranks) : asTraced;
@@ -193,7 +195,7 @@ export async function predictScenarios(
           },
         };
       });
-      const network = engineNetwork(table, traced, options.eventCostSeconds === undefined);
+      const network = engineNetwork(table, traced, options.eventCostSeconds === undefined, preconnected);
       // Seed 000's sharing is the documented default; turns are said where ranks share a core.
       if (network.schedulerSliceSeconds && placementRanksPerCore(placement).some((k) => k > 1)) {
         const note = turnsNote(network.schedulerSliceSeconds, network.schedulerTickSeconds);

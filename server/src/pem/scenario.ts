@@ -131,9 +131,11 @@ export function parseMapText(text: string, file: string): number[] {
  * from `table` when it was measured, else from the traced table. The stack's CPU per message and
  * the cost of opening a connection are the network's. When the tracer stays in the prediction
  * (`tracerStays`), each turn on a shared core also costs the recorder's CPU the trace does not
- * show, as the traced table measured it (CommTable.recorderTurn): it was the traced run's recorder.
+ * show, as the traced table measured it (CommTable.recorderTurn): it was the traced run's recorder;
+ * and if that recorder opened every pair's connection in its start-up (`preconnected`, the trace
+ * says so), no message in the predicted run opens one.
  */
-export function engineNetwork(table: CommTable, traced: CommTable, tracerStays = false): EngineNetwork {
+export function engineNetwork(table: CommTable, traced: CommTable, tracerStays = false, preconnected = false): EngineNetwork {
   const intra = table.intraNode?.length ? table : traced;
   const sharing = table.sharedCore?.length ? table : traced;
   return {
@@ -146,7 +148,7 @@ export function engineNetwork(table: CommTable, traced: CommTable, tracerStays =
       return turn > 0 && tracerStays ? turn + recorderTurnSeconds(traced, ranksPerCore) : turn;
     },
     stackCpu: table.stackCpu,
-    connectSeconds: table.connectSeconds,
+    connectSeconds: tracerStays && preconnected ? 0 : table.connectSeconds,
     // The ranks' operating system, not the network: a table without it keeps the traced one's.
     schedulerTickSeconds: table.schedulerTickSeconds ?? traced.schedulerTickSeconds,
     schedulerSliceSeconds: table.schedulerSliceSeconds ?? traced.schedulerSliceSeconds,

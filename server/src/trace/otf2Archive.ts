@@ -32,6 +32,12 @@ export interface RankLocation {
    * over the whole run, found by the recorder's converter (absent in other tools' traces).
    */
   smallestCallCpu?: Map<string, number>;
+  /**
+   * `causal_lens:preconnected`: the recorder's start-up had every pair of ranks exchange a
+   * message, so no connection between them was opened inside the trace (false: it did not;
+   * absent in older recorder traces and other tools' traces: not known).
+   */
+  preconnected?: boolean;
   eventFile: string;
   local: LocalDefinitions;
 }
@@ -95,6 +101,8 @@ export function openOtf2Archive(anchorPath: string): Otf2Archive {
     const smallestText = props?.get('causal_lens:smallest_call_cpu_ns');
     const smallest = smallestText === undefined ? undefined : parseSmallestCallCpu(smallestText);
     if (smallest === null) unreadable('causal_lens:smallest_call_cpu_ns', 'NAME=NANOSECONDS,...');
+    const preconnectedText = props?.get('causal_lens:preconnected');
+    if (preconnectedText !== undefined && preconnectedText !== 'true' && preconnectedText !== 'false') unreadable('causal_lens:preconnected', 'true or false');
     return {
       rank,
       location,
@@ -102,6 +110,7 @@ export function openOtf2Archive(anchorPath: string): Otf2Archive {
       cpuSet: props?.get('causal_lens:cpu_set'),
       ...(anySource > 0 ? { anySourceReceives: anySource } : {}),
       ...(smallest ? { smallestCallCpu: smallest } : {}),
+      ...(preconnectedText === 'true' || preconnectedText === 'false' ? { preconnected: preconnectedText === 'true' } : {}),
       eventFile: path.join(base, `${location}.evt`),
       local,
     };
