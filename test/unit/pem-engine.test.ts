@@ -486,6 +486,24 @@ test("the network stack's CPU per message between nodes takes a core from the ra
   close(together.result.finishSeconds[1], 10, 'inside a node there is no network stack');
 });
 
+test("a message reaching a rank that waits while the network stack holds its node's only core waits for the stack and the computing rank's turn, not for the next tick", () => {
+  const net: EngineNetwork = { ...INSTANT, schedulerTickSeconds: 100, stackCpu: { perMessageSeconds: 0, perByteSeconds: 1e-3 } };
+  // Rank 2's first message (2,000 B) takes node 0's core for the stack from 1 to 2; its second (0 B)
+  // reaches rank 1 at 1.5 (node 1's second core does its end of the stack's work).
+  const result = run(
+    [
+      [op(OpKind.Recv, { compute: 3, peer: 2, tag: 7, bytes: 2000 }), op(OpKind.End)],
+      [op(OpKind.Recv, { peer: 2 }), op(OpKind.End)],
+      [op(OpKind.Send, { compute: 1, peer: 0, tag: 7, bytes: 2000 }), op(OpKind.Send, { compute: 0.5, peer: 1 }), op(OpKind.End)],
+    ],
+    [0, 0, 1],
+    [1, 2],
+    net,
+  ).result;
+  close(result.finishSeconds[0], 4, 'rank 0 computes 0-1 and 2-4: the stack took 1 s');
+  close(result.finishSeconds[1], 4, 'rank 1 gets the core when rank 0 reaches its call');
+});
+
 test('the first message between two ranks on different nodes opens the connection', () => {
   const net: EngineNetwork = { ...wire(1, 1000), connectSeconds: 5 };
   const pingPong = [

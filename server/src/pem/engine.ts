@@ -285,8 +285,9 @@ class NodeState {
     readonly cores: number,
   ) {}
 
-  rate(): number {
-    const cores = this.lastTime < this.stackUntil ? this.cores - 1 : this.cores;
+  /** Each running rank's CPU per second at `at` (by default the node's present), with what runs now. */
+  rate(at = this.lastTime): number {
+    const cores = at < this.stackUntil ? this.cores - 1 : this.cores;
     if (cores <= 0) return 0;
     const demand = this.running + this.pollShares;
     return demand <= cores ? 1 : cores / demand;
@@ -563,11 +564,15 @@ export class PemEngine {
   /**
    * How long after `time` the `turns`-th turn on `node` ends: turns end at its running ranks'
    * finishes (under processor sharing, at the rate left as each finishes) or at the scheduler's ticks.
+   * While the network stack holds a node's only core no rank runs, and the turns start when it is
+   * done (a tick meanwhile ends the running rank's turn then): counting them at the rate of that
+   * moment, 0, sent every such wait to the next tick, up to 4 ms for a few microseconds of stack work.
    */
   private turnsWait(node: NodeState, time: number, turns: number): number {
     const firstTick = this.tick - (time % this.tick);
-    const rate = node.rate();
-    if (turns === 1) return Math.min(firstTick, rate > 0 ? Math.max(0, node.nextFinish() - node.served) / rate : Infinity);
+    const held = node.rate() === 0 && node.stackUntil > time ? node.stackUntil - time : 0;
+    const rate = node.rate(time + held);
+    if (turns === 1) return Math.min(Math.max(firstTick, held), held + (rate > 0 ? Math.max(0, node.nextFinish() - node.served) / rate : Infinity));
     // The `turns` earliest finishes (in CPU served since the origin), in order.
     const finishes = this.earliestFinishes;
     finishes.length = 0;
@@ -583,7 +588,7 @@ export class PemEngine {
     }
     // The cores its running ranks share (one may be the network stack's).
     const cores = rate * (node.running + node.pollShares);
-    let wait = 0;
+    let wait = held;
     let finished = 0;
     let servedEach = 0;
     let nextTick = firstTick;
@@ -592,8 +597,9 @@ export class PemEngine {
       const shareRate = running <= cores ? 1 : cores / running;
       const untilFinish = finished < finishes.length && shareRate > 0 ? wait + Math.max(0, finishes[finished] - node.served - servedEach) / shareRate : Infinity;
       if (nextTick <= untilFinish) {
-        servedEach += (nextTick - wait) * shareRate;
-        wait = nextTick;
+        const end = Math.max(nextTick, wait);
+        servedEach += (end - wait) * shareRate;
+        wait = end;
         nextTick += this.tick;
       } else {
         servedEach = finishes[finished++] - node.served;
