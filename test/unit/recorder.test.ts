@@ -267,6 +267,7 @@ test('causal-lens trace prints the archive and a summary on stdout, progress on 
   assert.match(out, new RegExp(`^archive: ${dir}/traces.otf2$`, 'm'));
   assert.match(out, /^ranks: 2 on /m);
   assert.match(out, /^truncated: no$/m);
+  assert.match(out, /^preconnected: yes$/m);
   assert.match(err, /counts rank=0/);
   await assert.rejects(runTrace(['--np', '2'], () => undefined, () => undefined), UsageError);
   await assert.rejects(runTrace(['--flush-mode', 'sometimes', '--', 'x'], () => undefined, () => undefined), UsageError);

@@ -14,11 +14,13 @@ export function traceSummaryText(summary: TraceSummary): string {
   const records = summary.ranks.reduce((sum, r) => sum + r.records, 0);
   const suspensions = summary.ranks.length ? Math.max(...summary.ranks.map((r) => r.suspensions)) : 0;
   const hosts = [...new Set(summary.ranks.map((r) => r.host))];
+  const preconnected = summary.ranks.filter((r) => r.preconnected).length;
   return [
     `archive: ${summary.archive}`,
     `ranks: ${summary.ranks.length} on ${hosts.join(', ') || 'no host'}`,
     `records: ${records}`,
     `suspensions: ${suspensions}`,
+    `preconnected: ${preconnected === summary.ranks.length && preconnected > 0 ? 'yes' : preconnected === 0 ? 'no' : `${preconnected} of ${summary.ranks.length} ranks`}`,
     `truncated: ${summary.truncated ? `yes (${summary.truncated})` : 'no'}`,
     '',
   ].join('\n');

@@ -35,6 +35,8 @@ export interface RankSummary {
   finished: boolean;
   records: number;
   suspensions: number;
+  /** Every pair of ranks exchanged a message before the trace (recorder.c, preconnect). */
+  preconnected: boolean;
   truncated?: string;
 }
 
@@ -93,6 +95,7 @@ export function readRankSummaries(dir: string): RankSummary[] {
       // The spool's whole records: also right for a rank that died before writing its totals.
       records: Math.floor(fileSize(path.join(spool, `rank-${match[1]}.evt`)) / SPOOL_RECORD_BYTES),
       suspensions: Number(fields.get('suspensions') ?? 0),
+      preconnected: fields.get('preconnected') === '1',
       truncated: fields.get('truncated'),
     });
   }
