@@ -89,6 +89,17 @@ static size_t env_size(const char *name, size_t fallback) {
   return (size_t)n;
 }
 
+/* 1 or 0 from the environment, else `fallback`; another value is said once (by rank 0), with what
+ * is done instead (`fallback_says`). */
+static int env_switch(const char *name, int fallback, const char *fallback_says) {
+  const char *v = getenv(name);
+  if (!v || !*v) return fallback;
+  if (strcmp(v, "1") == 0) return 1;
+  if (strcmp(v, "0") == 0) return 0;
+  if (S.rank == 0) fprintf(stderr, "causal-lens recorder: %s=\"%s\" is neither 1 nor 0; %s\n", name, v, fallback_says);
+  return fallback;
+}
+
 /* Only MPI_THREAD_MULTIPLE lets several threads call MPI at once; otherwise the lock is skipped. */
 int cl_threads_share_mpi;
 void cl_lock(void) {
@@ -495,16 +506,11 @@ static void pin_to_core(void) {
 #define PRECONNECT_MAX_RANKS 64
 
 static void preconnect(void) {
-  const char *env = getenv("CAUSAL_LENS_PRECONNECT");
-  int wanted = S.size <= PRECONNECT_MAX_RANKS;
-  if (env && *env) {
-    if (strcmp(env, "1") == 0) wanted = 1;
-    else if (strcmp(env, "0") == 0) wanted = 0;
-    else if (S.rank == 0)
-      fprintf(stderr, "causal-lens recorder: CAUSAL_LENS_PRECONNECT=\"%s\" is neither 1 nor 0; %s (%d ranks, limit %d)\n",
-              env, wanted ? "preconnecting" : "not preconnecting", S.size, PRECONNECT_MAX_RANKS);
-  }
-  if (!wanted) return;
+  int small = S.size <= PRECONNECT_MAX_RANKS;
+  char fallback_says[96];
+  snprintf(fallback_says, sizeof fallback_says, "%s (%d ranks, limit %d)", small ? "preconnecting" : "not preconnecting", S.size,
+           PRECONNECT_MAX_RANKS);
+  if (!env_switch("CAUSAL_LENS_PRECONNECT", small, fallback_says)) return;
   /* Round d: each rank sends to the d-th rank after it and hears from the d-th before it. */
   for (int d = 1; d < S.size; d++)
     PMPI_Sendrecv(NULL, 0, MPI_BYTE, (S.rank + d) % S.size, 3, NULL, 0, MPI_BYTE, (S.rank - d + S.size) % S.size, 3,
@@ -515,10 +521,7 @@ static void preconnect(void) {
 void cl_start(void) {
   PMPI_Comm_rank(MPI_COMM_WORLD, &S.rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &S.size);
-  const char *pin = getenv("CAUSAL_LENS_PIN");
-  if (pin && strcmp(pin, "1") == 0) pin_to_core();
-  else if (pin && *pin && strcmp(pin, "0") != 0 && S.rank == 0)
-    fprintf(stderr, "causal-lens recorder: CAUSAL_LENS_PIN=\"%s\" is neither 1 nor 0; the ranks are not pinned\n", pin);
+  if (env_switch("CAUSAL_LENS_PIN", 0, "the ranks are not pinned")) pin_to_core();
   PMPI_Comm_dup(MPI_COMM_WORLD, &S.priv);
   const char *dir = getenv("CAUSAL_LENS_TRACE_DIR");
   snprintf(S.dir, sizeof S.dir, "%s", dir && *dir ? dir : "causal-lens-trace");

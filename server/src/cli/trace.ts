@@ -20,7 +20,7 @@ export function traceSummaryText(summary: TraceSummary): string {
     `ranks: ${summary.ranks.length} on ${hosts.join(', ') || 'no host'}`,
     `records: ${records}`,
     `suspensions: ${suspensions}`,
-    `preconnected: ${preconnected === summary.ranks.length && preconnected > 0 ? 'yes' : preconnected === 0 ? 'no' : `${preconnected} of ${summary.ranks.length} ranks`}`,
+    `preconnected: ${preconnected === 0 ? 'no' : preconnected === summary.ranks.length ? 'yes' : `${preconnected} of ${summary.ranks.length} ranks`}`,
     `truncated: ${summary.truncated ? `yes (${summary.truncated})` : 'no'}`,
     '',
   ].join('\n');
