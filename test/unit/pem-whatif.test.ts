@@ -13,7 +13,7 @@ import { whatIfForPanel, whatIfOptions } from '../../server/src/lsp/panelViews';
 import { loadCommTable, modelCommTable } from '../../server/src/network/commTable';
 import { recordTrace, recorderEnv } from '../../server/src/mpi/recordTrace';
 import { mpirunArgv, runMpi } from '../../server/src/mpi/launch';
-import { identityWarning, lowQuantile, predictScenarios, rankStartSeconds, takeRecordedSmallest } from '../../server/src/pem';
+import { collectiveWork, identityWarning, lowQuantile, predictScenarios, rankStartSeconds, takeRecordedSmallest } from '../../server/src/pem';
 import { communicatorRanks, openOtf2Archive, openRankEvents } from '../../server/src/trace/otf2Archive';
 import { EV_BUFFER_FLUSH, EV_ENTER, EV_LEAVE, EV_METRIC, EV_MPI_COLLECTIVE_END, EV_MPI_IRECV, EV_MPI_IRECV_REQUEST, EV_MPI_ISEND, EV_MPI_ISEND_COMPLETE, EV_MPI_RECV, EV_MPI_SEND } from '../../server/src/trace/otf2Events';
 import { cpuTimeMetrics, Otf2RankStream } from '../../server/src/pem/otf2Ops';
@@ -327,6 +327,33 @@ test("each call's work is the recorder's smallest over the whole run, where the 
   const inCall = new Map([[3, 70e-9], [5, 77e-9], [7, 500e-9]]);
   takeRecordedSmallest(archive, inCall, new Set([7]));
   assert.deepEqual([...inCall], [[3, 66e-9], [5, 28e-9], [7, 500e-9]]);
+});
+
+test("a collective's work is its last members' median, not its luckiest call", () => {
+  // Four members: a quarter of the calls wait for nobody (2-4 µs), the others polled too (10-40 µs).
+  const work = [...Array.from({ length: 25 }, (_, i) => 2e-6 + i * 1e-7 - (i === 0 ? 1.5e-6 : 0)), ...Array.from({ length: 75 }, (_, i) => 10e-6 + i * 4e-7)];
+  const members = work.map(() => 4);
+  assert.equal(collectiveWork([...work], members), work[12], 'the median of the 25 cheapest, not the 0.5 µs outlier');
+  assert.equal(collectiveWork([...work], work.map(() => 2)), work[24], 'two members: half of the calls are last');
+  assert.equal(collectiveWork([3e-6], [4]), 3e-6);
+  // A world of 4 and its halves of 2, one call each in four: the share of last members is their mean.
+  assert.equal(collectiveWork([...work], work.map((_, i) => (i % 4 === 0 ? 2 : 4))), work[Math.floor(((0.25 * 3 + 0.5) / 4 / 2) * 99)]);
+});
+
+test('the first pass keeps every collective call\'s work and its communicator size (a recorded halo)', () => {
+  const archive = openOtf2Archive(traces.get('halo')!);
+  const comms = communicatorRanks(archive.defs);
+  const allreduce = [...archive.defs.regions].find(([, name]) => name === 'MPI_Allreduce')![0];
+  for (const rank of archive.ranks) {
+    const stream = new Otf2RankStream(archive, rank, comms, cpuTimeMetrics(archive), 0, { unavoidableSeconds: () => 0 });
+    while (stream.next());
+    const calls = stream.facts.collectiveCalls.get(allreduce)!;
+    assert.ok(calls && calls.work.length >= 2, `rank ${rank.rank}: ${calls?.work.length} MPI_Allreduce calls`);
+    assert.equal(calls.work.length, calls.members.length);
+    assert.ok(calls.work.every((seconds) => seconds >= stream.facts.smallestCallCpu.get(allreduce)!), 'none below the smallest');
+    // The halo's last reduction is within its half of the world (MPI_Comm_split by rank % 2).
+    assert.deepEqual([...new Set(calls.members)].sort(), [2, 4]);
+  }
 });
 
 test("the tracer's cost per gap ('auto') is not set by a gap the CPU clock missed", () => {

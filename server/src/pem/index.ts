@@ -302,7 +302,8 @@ const REAL_READ_MIN_SAMPLES = 100;
  * table's recorderCallSeconds per call when it was measured (the recorder's whole cost, of which a
  * gap shows only part), and, over all ranks, the smallest CPU time of each kind
  * of call less the communication it cannot avoid on the traced network (its own work when it
- * waits for nothing; the smallest of all kinds is the tracer's). By default each blocking call
+ * waits for nothing; a collective's is its last members' median, collectiveWork; the smallest
+ * of all kinds is the tracer's). By default each blocking call
  * is charged its kind's work, so the traced run is reproduced; with `eventCostSeconds` (a
  * number, or 'auto') that much is removed from every computation
  * and blocking calls are charged their work less the tracer's, which predicts the run without
@@ -329,6 +330,7 @@ function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOption
   };
   const inCall = new Map<number, number>();
   const collectiveRegions = new Set<number>();
+  const collectiveCalls = new Map<number, { work: number[]; members: number[] }>();
   const realRead: number[] = [];
   const anySourceRanks: number[] = [];
   const tracerGaps = open(archive.ranks.map((rank) => ({ unavoidableSeconds: unavoidableSeconds(ranksPerCore[rank.rank] > 1), ranksPerCore: ranksPerCore[rank.rank], sampleGaps: eventCostSeconds === 'auto' }))).map((stream) => {
@@ -342,11 +344,19 @@ function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOption
     if (stream.facts.anySourceReceives > 0 || stream.rank.anySourceReceives !== undefined) anySourceRanks.push(stream.rank.rank);
     for (const [region, seconds] of stream.facts.smallestCallCpu) inCall.set(region, Math.min(seconds, inCall.get(region) ?? Infinity));
     for (const region of stream.facts.collectiveRegions) collectiveRegions.add(region);
+    for (const [region, calls] of stream.facts.collectiveCalls) {
+      const merged = collectiveCalls.get(region);
+      if (merged) {
+        merged.work.push(...calls.work);
+        merged.members.push(...calls.members);
+      } else collectiveCalls.set(region, calls);
+    }
     const samples = stream.facts.shortGapsAfterRead;
     const sampled = samples && samples.real.length >= REAL_READ_MIN_SAMPLES && samples.estimated.length >= REAL_READ_MIN_SAMPLES;
     realRead.push(sampled ? Math.max(0, lowQuantile(samples.real) - lowQuantile(samples.estimated)) : 0);
     return lowQuantile(gaps);
   });
+  for (const [region, calls] of collectiveCalls) inCall.set(region, collectiveWork(calls.work, calls.members));
   takeRecordedSmallest(archive, inCall, collectiveRegions);
   if (eventCostSeconds === undefined) return { open: () => open(archive.ranks.map((rank) => ({ inCallCost: inCall, smallestCallCpu: inCall, ranksPerCore: ranksPerCore[rank.rank] }))), anySourceRanks };
   const tracer = Math.min(...[...inCall.values()].filter((seconds) => seconds > 0));
@@ -391,6 +401,21 @@ export function takeRecordedSmallest(archive: Otf2Archive, inCall: Map<number, n
  * advance across a gap (seen: one 0 among 19,000 gaps of 0.02–0.03 µs), so the very smallest is
  * no measure of the tracer's work.
  */
+/**
+ * A collective's work when it waits for no round: its last member's. In each collective one of
+ * its P members comes last, so such calls are about 1/P of them, and the cheapest, since a call
+ * that waited polled as well (CPU less the rounds, `work`; `members`: each call's P). Their
+ * median, at quantile Σ(1/P) / 2n of all calls, not the smallest call: that is the luckiest of
+ * hundreds (cache, this VM's speed) and falls the more calls a run makes (the unshaped halo's
+ * MPI_Allreduce less its rounds: smallest 13.9 and 19.7 µs in two runs, the last members'
+ * median 19.1 and 30.5 µs; docs/pem.md, "Work inside MPI calls").
+ */
+export function collectiveWork(work: number[], members: readonly number[]): number {
+  const lastShare = members.reduce((sum, p) => sum + 1 / Math.max(1, p), 0) / members.length;
+  work.sort((a, b) => a - b);
+  return work[Math.floor((lastShare / 2) * (work.length - 1))];
+}
+
 export function lowQuantile(values: number[]): number {
   if (values.length === 0) return 0;
   values.sort((a, b) => a - b);

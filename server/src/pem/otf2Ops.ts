@@ -90,6 +90,11 @@ export interface RankTraceFacts {
   /** With TraceOpsOptions.unavoidableSeconds: regions whose calls were collectives (their smallest above is less their rounds). */
   collectiveRegions: Set<number>;
   /**
+   * With TraceOpsOptions.unavoidableSeconds: each collective call's CPU less its rounds, and its
+   * communicator's size, by region, for collectiveWork (the first pass reads a bounded number).
+   */
+  collectiveCalls: Map<number, { work: number[]; members: number[] }>;
+  /**
    * With TraceOpsOptions.sampleGaps: CPU seconds of short gaps between calls (under
    * REAL_READ_AFTER_SECONDS of wall time), split by whether the recorder really read the CPU
    * clock at the call before (recorder/README.md: only after 5 µs or more of wall time), first
@@ -139,7 +144,7 @@ export function cpuTimeMetrics(archive: Otf2Archive): Set<number> {
 
 /** A rank's operations, read from its event file as the engine asks for them. */
 export class Otf2RankStream implements RankStream {
-  readonly facts: RankTraceFacts = { firstSeconds: NaN, lastSeconds: NaN, suspendedSeconds: 0, smallestCallCpu: new Map(), collectiveRegions: new Set(), anySourceReceives: 0, gapsAfterRealRead: 0 };
+  readonly facts: RankTraceFacts = { firstSeconds: NaN, lastSeconds: NaN, suspendedSeconds: 0, smallestCallCpu: new Map(), collectiveRegions: new Set(), collectiveCalls: new Map(), anySourceReceives: 0, gapsAfterRealRead: 0 };
   /** Skipped or unusable records, counted by reason. */
   readonly skipped = new Map<string, number>();
   private readonly reader: ev.Otf2EventReader;
@@ -543,11 +548,15 @@ export class Otf2RankStream implements RankStream {
     // A call whose CPU clock did not advance says nothing about the tracer's cost.
     if (cpuSeconds > 0) {
       let work = cpuSeconds;
-      if (this.options.unavoidableSeconds) {
-        for (let i = 0; i < count; i++) work -= this.options.unavoidableSeconds(ops[i]);
-        if (count > 0 && ops[0].kind === OpKind.Collective) this.facts.collectiveRegions.add(call.id);
-      }
+      if (this.options.unavoidableSeconds) for (let i = 0; i < count; i++) work -= this.options.unavoidableSeconds(ops[i]);
       work = Math.max(0, work);
+      if (this.options.unavoidableSeconds && count > 0 && ops[0].kind === OpKind.Collective) {
+        this.facts.collectiveRegions.add(call.id);
+        let calls = this.facts.collectiveCalls.get(call.id);
+        if (!calls) this.facts.collectiveCalls.set(call.id, (calls = { work: [], members: [] }));
+        calls.work.push(work);
+        calls.members.push(this.communicators.get(ops[0].comm)?.length ?? 1);
+      }
       if (!(work >= call.smallestSeen)) {
         call.smallestSeen = work;
         this.facts.smallestCallCpu.set(call.id, work);
