@@ -16,7 +16,7 @@
 // (measured Y / CPU of that run) − 1. And without normalisation: each configuration run untraced
 // (the program's own elapsed time) against the prediction with the tracing cost per call removed
 // (`eventCostSeconds: 'auto'`). Prints a Markdown table and writes results.json beside it (with --kept DIR, in DIR).
-// Networks (N-PEM) need ../shared/tools/netns-mpi and are not part of this script yet.
+// Networks (N-PEM): networks.mjs beside this script (it needs ../shared/tools/netns-mpi).
 
 import { createRequire } from 'node:module';
 import * as fs from 'node:fs';
