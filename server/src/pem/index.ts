@@ -317,7 +317,7 @@ function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOption
   const open = (options: readonly TraceOpsOptions[]) => archive.ranks.map((rank, i) => new Otf2RankStream(archive, rank, communicators, cpuMetrics, archive.defs.clock.globalOffset, options[i]));
   const network = engineNetwork(tracedNetwork, tracedNetwork);
   const rounds = new CollectiveCosts(placement.nodeOf, (bytes, same) => network.oneWay(bytes, same));
-  // A collective's smallest call is its last member's, which waits for no round (collectives.ts):
+  // A collective's last member to arrive waits for no round (collectives.ts; collectiveWork):
   // alone on its core its CPU is its own work and its rounds' copies, which the engine charges as
   // the rounds' receives. On a shared core the rounds' zero-byte times come off too, as the
   // engine's switch back onto the core after each round (EngineNetwork.switchIn) holds the
