@@ -16,7 +16,7 @@ import { mpirunArgv, runMpi } from '../../server/src/mpi/launch';
 import { collectiveWork, identityWarning, lowQuantile, predictScenarios, rankStartSeconds, takeRecordedSmallest } from '../../server/src/pem';
 import { communicatorRanks, openOtf2Archive, openRankEvents } from '../../server/src/trace/otf2Archive';
 import { EV_BUFFER_FLUSH, EV_ENTER, EV_LEAVE, EV_METRIC, EV_MPI_COLLECTIVE_END, EV_MPI_IRECV, EV_MPI_IRECV_REQUEST, EV_MPI_ISEND, EV_MPI_ISEND_COMPLETE, EV_MPI_RECV, EV_MPI_SEND } from '../../server/src/trace/otf2Events';
-import { cpuTimeMetrics, Otf2RankStream } from '../../server/src/pem/otf2Ops';
+import { COLLECTIVE_CALLS_KEPT, cpuTimeMetrics, Otf2RankStream } from '../../server/src/pem/otf2Ops';
 import { mapPlacement, samePlacement, spreadPlacement, tracedPlacement, unpinnedOversubscribed } from '../../server/src/pem/scenario';
 import { OpKind } from '../../server/src/pem/ops';
 
@@ -353,6 +353,20 @@ test('the first pass keeps every collective call\'s work and its communicator si
     assert.ok(calls.work.every((seconds) => seconds >= stream.facts.smallestCallCpu.get(allreduce)!), 'none below the smallest');
     // The halo's last reduction is within its half of the world (MPI_Comm_split by rank % 2).
     assert.deepEqual([...new Set(calls.members)].sort(), [2, 4]);
+  }
+});
+
+test('the first pass keeps the first COLLECTIVE_CALLS_KEPT collective calls of a region per rank, not all of them', async () => {
+  const iterations = COLLECTIVE_CALLS_KEPT + 44;
+  const summary = await recordTrace({ np: 2, outDir: path.join(WORK, 'halo-long'), program: path.join(MPI_BUILD, 'halo'), args: ['2000', String(iterations)] });
+  const archive = openOtf2Archive(summary.archive);
+  const allreduce = [...archive.defs.regions].find(([, name]) => name === 'MPI_Allreduce')![0];
+  for (const rank of archive.ranks) {
+    const stream = new Otf2RankStream(archive, rank, communicatorRanks(archive.defs), cpuTimeMetrics(archive), 0, { unavoidableSeconds: () => 0 });
+    let collectives = 0;
+    for (let op = stream.next(); op; op = stream.next()) if (op.kind === OpKind.Collective) collectives++;
+    assert.equal(collectives, iterations + 1, `rank ${rank.rank}: the replay still reads every call`);
+    assert.equal(stream.facts.collectiveCalls.get(allreduce)!.work.length, COLLECTIVE_CALLS_KEPT);
   }
 });
 

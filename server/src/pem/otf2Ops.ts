@@ -91,7 +91,9 @@ export interface RankTraceFacts {
   collectiveRegions: Set<number>;
   /**
    * With TraceOpsOptions.unavoidableSeconds: each collective call's CPU less its rounds, and its
-   * communicator's size, by region, for collectiveWork (the first pass reads a bounded number).
+   * communicator's size, by region, for collectiveWork: the first COLLECTIVE_CALLS_KEPT of each
+   * region, so that the first pass's memory stays small on many ranks (10,000 ranks: 2.6 M
+   * calls, of which about 256 are a last member's, as many as with 8).
    */
   collectiveCalls: Map<number, { work: number[]; members: number[] }>;
   /**
@@ -141,6 +143,9 @@ export function cpuTimeMetrics(archive: Otf2Archive): Set<number> {
   }
   return ids;
 }
+
+/** Collective calls of one region kept per rank by the first pass (RankTraceFacts.collectiveCalls). */
+export const COLLECTIVE_CALLS_KEPT = 256;
 
 /** A rank's operations, read from its event file as the engine asks for them. */
 export class Otf2RankStream implements RankStream {
@@ -554,8 +559,10 @@ export class Otf2RankStream implements RankStream {
         this.facts.collectiveRegions.add(call.id);
         let calls = this.facts.collectiveCalls.get(call.id);
         if (!calls) this.facts.collectiveCalls.set(call.id, (calls = { work: [], members: [] }));
-        calls.work.push(work);
-        calls.members.push(this.communicators.get(ops[0].comm)?.length ?? 1);
+        if (calls.work.length < COLLECTIVE_CALLS_KEPT) {
+          calls.work.push(work);
+          calls.members.push(this.communicators.get(ops[0].comm)?.length ?? 1);
+        }
       }
       if (!(work >= call.smallestSeen)) {
         call.smallestSeen = work;
