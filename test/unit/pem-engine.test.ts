@@ -441,6 +441,19 @@ test('on a shared core a rank takes the core back after each wait, and messages 
   close(apart.result.finishSeconds[0], 1 + 4 * 2, 'alone on their cores: the latency only');
 });
 
+test("a resumption on a shared core costs the trace's resumed calls of its kind where that is more than the switch, and nothing on a core of its own", () => {
+  const net: EngineNetwork = { eagerLimitBytes: 65536, oneWay: (_bytes, same) => (same ? 0.5 : 2), switchIn: (ranksPerCore) => (ranksPerCore >= 2 ? 1 : 0) };
+  // Rank 1 waits for rank 0, which computes 1 s first; the trace says its receive's resumption costs `resume`.
+  const pair = (resume?: number) => [
+    [op(OpKind.Send, { compute: 1, peer: 1 }), op(OpKind.End)],
+    [op(OpKind.Recv, { peer: 0, ...(resume === undefined ? {} : { resumeSeconds: resume }) }), op(OpKind.End, { compute: 1 })],
+  ];
+  close(run(pair(), [0, 0], [1], net).result.finishSeconds[1], 1 + 1 + 1, "the table's switch");
+  close(run(pair(3), [0, 0], [1], net).result.finishSeconds[1], 1 + 3 + 1, "the trace's resumption, 3 s, more than the switch");
+  close(run(pair(0.5), [0, 0], [1], net).result.finishSeconds[1], 1 + 1 + 1, 'never less than the switch');
+  close(run(pair(3), [0, 0], [2], net).result.finishSeconds[1], 1 + 0.5 + 1, 'a core each: no switch, only the delay');
+});
+
 test('time off the core (I/O, sleep) takes as long in every placement, uses no CPU and takes no turn', () => {
   // Rank 0 computes 1 s, then writes for 2 s off its core; rank 1 computes 2 s.
   const ops = [[op(OpKind.End, { compute: 1, offCpuSeconds: 2 })], [op(OpKind.End, { compute: 2 })]];

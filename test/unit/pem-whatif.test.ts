@@ -13,10 +13,10 @@ import { whatIfForPanel, whatIfOptions } from '../../server/src/lsp/panelViews';
 import { loadCommTable, modelCommTable } from '../../server/src/network/commTable';
 import { recordTrace, recorderEnv } from '../../server/src/mpi/recordTrace';
 import { mpirunArgv, runMpi } from '../../server/src/mpi/launch';
-import { collectiveWork, identityWarning, lowQuantile, predictScenarios, rankStartSeconds, takeRecordedSmallest } from '../../server/src/pem';
+import { collectiveWork, identityWarning, lowQuantile, predictScenarios, rankStartSeconds, resumeCosts, takeRecordedSmallest } from '../../server/src/pem';
 import { communicatorRanks, openOtf2Archive, openRankEvents } from '../../server/src/trace/otf2Archive';
 import { EV_BUFFER_FLUSH, EV_ENTER, EV_LEAVE, EV_METRIC, EV_MPI_COLLECTIVE_END, EV_MPI_IRECV, EV_MPI_IRECV_REQUEST, EV_MPI_ISEND, EV_MPI_ISEND_COMPLETE, EV_MPI_RECV, EV_MPI_SEND } from '../../server/src/trace/otf2Events';
-import { COLLECTIVE_CALLS_KEPT, cpuTimeMetrics, Otf2RankStream } from '../../server/src/pem/otf2Ops';
+import { CALLS_KEPT_PER_REGION, cpuTimeMetrics, isResumedCall, Otf2RankStream } from '../../server/src/pem/otf2Ops';
 import { mapPlacement, samePlacement, spreadPlacement, tracedPlacement, unpinnedOversubscribed } from '../../server/src/pem/scenario';
 import { OpKind } from '../../server/src/pem/ops';
 
@@ -340,6 +340,18 @@ test("a collective's work is its last members' median, not its luckiest call", (
   assert.equal(collectiveWork([...work], work.map((_, i) => (i % 4 === 0 ? 2 : 4))), work[Math.floor(((0.25 * 3 + 0.5) / 4 / 2) * 99)]);
 });
 
+test('a resumed call waited off its core: 200 µs or more, under a tenth of it on the CPU; its kind costs their median less its work, from 20 of them', () => {
+  assert.equal(isResumedCall(493e-6, 13.2e-6), true, 'the unshaped halo: a Waitall while the core-mate computed');
+  assert.equal(isResumedCall(2607e-6, 1010e-6), false, 'at 10 Mbit/s: polled through the wait with the core free');
+  assert.equal(isResumedCall(150e-6, 2e-6), false, 'too short to tell');
+  assert.equal(isResumedCall(500e-6, 0), false, 'a CPU clock that did not move says nothing');
+  const cpu = Array.from({ length: 21 }, (_, i) => (10 + i) * 1e-6);
+  const costs = resumeCosts(new Map([[4, cpu], [6, cpu.slice(0, 19)], [8, [1e-6, ...cpu]]]), new Map([[4, 2e-6], [8, 50e-6]]));
+  assert.ok(Math.abs(costs.get(4)! - 18e-6) < 1e-12, `median 20 µs less the work 2 µs: ${costs.get(4)}`);
+  assert.equal(costs.has(6), false, '19 resumed calls are too few');
+  assert.equal(costs.get(8), 0, 'never below nothing');
+});
+
 test('the first pass keeps every collective call\'s work and its communicator size (a recorded halo)', () => {
   const archive = openOtf2Archive(traces.get('halo')!);
   const comms = communicatorRanks(archive.defs);
@@ -356,8 +368,8 @@ test('the first pass keeps every collective call\'s work and its communicator si
   }
 });
 
-test('the first pass keeps the first COLLECTIVE_CALLS_KEPT collective calls of a region per rank, not all of them', async () => {
-  const iterations = COLLECTIVE_CALLS_KEPT + 44;
+test('the first pass keeps the first CALLS_KEPT_PER_REGION collective calls of a region per rank, not all of them', async () => {
+  const iterations = CALLS_KEPT_PER_REGION + 44;
   const summary = await recordTrace({ np: 2, outDir: path.join(WORK, 'halo-long'), program: path.join(MPI_BUILD, 'halo'), args: ['2000', String(iterations)] });
   const archive = openOtf2Archive(summary.archive);
   const allreduce = [...archive.defs.regions].find(([, name]) => name === 'MPI_Allreduce')![0];
@@ -366,7 +378,7 @@ test('the first pass keeps the first COLLECTIVE_CALLS_KEPT collective calls of a
     let collectives = 0;
     for (let op = stream.next(); op; op = stream.next()) if (op.kind === OpKind.Collective) collectives++;
     assert.equal(collectives, iterations + 1, `rank ${rank.rank}: the replay still reads every call`);
-    assert.equal(stream.facts.collectiveCalls.get(allreduce)!.work.length, COLLECTIVE_CALLS_KEPT);
+    assert.equal(stream.facts.collectiveCalls.get(allreduce)!.work.length, CALLS_KEPT_PER_REGION);
   }
 });
 

@@ -736,9 +736,10 @@ export class PemEngine {
         this.takeCriticalPath(rank);
         rank.status = 0;
         if (rank.pollShare > 0) this.stopPolling(rank, time);
-        // It waited: on a shared core it takes the core back in its turn.
+        // It waited: on a shared core it takes the core back in its turn, at the cost the trace
+        // measured for its kind of call when that is more than the table's switch.
         const node = this.nodes[rank.node];
-        const work = rank.until.work + node.switchIn;
+        const work = rank.until.work + (node.switchIn > 0 ? Math.max(node.switchIn, rank.op?.resumeSeconds ?? 0) : 0);
         // Taking turns, a rank whose cores are all taken waits for one before it goes on.
         if (work > 0 || (this.slice > 0 && node.running >= node.cores)) {
           this.startBurst(rank, time, work, true);

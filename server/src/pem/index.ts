@@ -331,6 +331,7 @@ function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOption
   const inCall = new Map<number, number>();
   const collectiveRegions = new Set<number>();
   const collectiveCalls = new Map<number, { work: number[]; members: number[] }>();
+  const resumedCalls = new Map<number, number[]>();
   const realRead: number[] = [];
   const anySourceRanks: number[] = [];
   const tracerGaps = open(archive.ranks.map((rank) => ({ unavoidableSeconds: unavoidableSeconds(ranksPerCore[rank.rank] > 1), ranksPerCore: ranksPerCore[rank.rank], sampleGaps: eventCostSeconds === 'auto' }))).map((stream) => {
@@ -351,6 +352,7 @@ function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOption
         merged.members.push(...calls.members);
       } else collectiveCalls.set(region, calls);
     }
+    for (const [region, cpu] of stream.facts.resumedCallCpu) resumedCalls.set(region, [...(resumedCalls.get(region) ?? []), ...cpu]);
     const samples = stream.facts.shortGapsAfterRead;
     const sampled = samples && samples.real.length >= REAL_READ_MIN_SAMPLES && samples.estimated.length >= REAL_READ_MIN_SAMPLES;
     realRead.push(sampled ? Math.max(0, lowQuantile(samples.real) - lowQuantile(samples.estimated)) : 0);
@@ -358,7 +360,8 @@ function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOption
   });
   for (const [region, calls] of collectiveCalls) inCall.set(region, collectiveWork(calls.work, calls.members));
   takeRecordedSmallest(archive, inCall, collectiveRegions);
-  if (eventCostSeconds === undefined) return { open: () => open(archive.ranks.map((rank) => ({ inCallCost: inCall, smallestCallCpu: inCall, ranksPerCore: ranksPerCore[rank.rank] }))), anySourceRanks };
+  const resumeCost = resumeCosts(resumedCalls, inCall);
+  if (eventCostSeconds === undefined) return { open: () => open(archive.ranks.map((rank) => ({ inCallCost: inCall, smallestCallCpu: inCall, resumeCost, ranksPerCore: ranksPerCore[rank.rank] }))), anySourceRanks };
   const tracer = Math.min(...[...inCall.values()].filter((seconds) => seconds > 0));
   const work = new Map([...inCall].map(([region, seconds]) => [region, Math.max(0, seconds - tracer)]));
   return {
@@ -367,6 +370,7 @@ function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOption
         tracerGaps.map((gap, i) => ({
           inCallCost: work,
           smallestCallCpu: inCall,
+          resumeCost,
           eventCostSeconds: eventCostSeconds === 'auto' ? Math.max(gap, tracedNetwork.recorderCallSeconds ?? 0) : eventCostSeconds,
           realReadCostSeconds: eventCostSeconds === 'auto' ? realRead[i] : 0,
           ranksPerCore: ranksPerCore[archive.ranks[i].rank],
@@ -414,6 +418,29 @@ export function collectiveWork(work: number[], members: readonly number[]): numb
   const lastShare = members.reduce((sum, p) => sum + 1 / Math.max(1, p), 0) / members.length;
   work.sort((a, b) => a - b);
   return work[Math.floor((lastShare / 2) * (work.length - 1))];
+}
+
+/** Resumed calls of a kind needed before their median says what a resumption costs. */
+const RESUMED_MIN_CALLS = 20;
+
+/**
+ * What a resumption after a real wait costs a receive or wait of each kind on a shared core,
+ * from the calls of that kind that resumed (`resumed`, their CPU; otf2Ops.isResumedCall): their
+ * median less the kind's work (`inCall`, charged apart), for kinds with RESUMED_MIN_CALLS of them
+ * or more. The engine charges it where it is more than the table's switch (EngineNetwork.switchIn,
+ * the calibrated relaying turn, one 0-byte message in a hot loop): in the unshaped network's halo
+ * a rank resuming reads the two or three messages that came while its core-mate computed, with
+ * the caches the computation left, 19–27 µs against a turn of 6–7.5 µs (docs/pem.md, "Taking a
+ * shared core back").
+ */
+export function resumeCosts(resumed: ReadonlyMap<number, number[]>, inCall: ReadonlyMap<number, number>): Map<number, number> {
+  const costs = new Map<number, number>();
+  for (const [region, cpu] of resumed) {
+    if (cpu.length < RESUMED_MIN_CALLS) continue;
+    const sorted = [...cpu].sort((a, b) => a - b);
+    costs.set(region, Math.max(0, sorted[sorted.length >> 1] - (inCall.get(region) ?? 0)));
+  }
+  return costs;
 }
 
 export function lowQuantile(values: number[]): number {

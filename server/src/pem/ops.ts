@@ -65,6 +65,13 @@ export class PemOp {
    * them): the CPU seconds of one poll and what follows it. Absent on most operations, as offCpuSeconds.
    */
   pollInterval?: number;
+  /**
+   * Recv, Wait: CPU a resumption after a real wait costs on a shared core, from the trace (the
+   * median of its kind's calls that were off their core for most of a long wait, less the kind's
+   * smallest: TraceOpsOptions.resumeCost); the engine charges at least its switch. Absent on most
+   * operations, as offCpuSeconds.
+   */
+  resumeSeconds?: number;
   /** Send, Isend: goes to the source the rank's last wildcard receive matched in the replay, not to `peer` (dealing.ts). */
   toWildcardSource?: boolean;
   /** Send, Isend: what the message carries to its receiver's stream; Recv, Irecv: set by the engine to what the matched message carried (dealing.ts). */

@@ -46,6 +46,8 @@ export interface TraceOpsOptions {
   inCallCost?: ReadonlyMap<number, number>;
   /** Smallest CPU time of one call, by region (the first pass): a receiving call's CPU above it is its copy. */
   smallestCallCpu?: ReadonlyMap<number, number>;
+  /** By region: CPU a resumption after a real wait costs a receive or wait of that kind (PemOp.resumeSeconds). */
+  resumeCost?: ReadonlyMap<number, number>;
   /** Communication a call's operation cannot take less than (a collective's rounds); not work. */
   unavoidableSeconds?: (op: PemOp) => number;
   /** Bytes of each event file held in memory. */
@@ -91,11 +93,16 @@ export interface RankTraceFacts {
   collectiveRegions: Set<number>;
   /**
    * With TraceOpsOptions.unavoidableSeconds: each collective call's CPU less its rounds, and its
-   * communicator's size, by region, for collectiveWork: the first COLLECTIVE_CALLS_KEPT of each
+   * communicator's size, by region, for collectiveWork: the first CALLS_KEPT_PER_REGION of each
    * region, so that the first pass's memory stays small on many ranks (10,000 ranks: 2.6 M
    * calls, of which about 256 are a last member's, as many as with 8).
    */
   collectiveCalls: Map<number, { work: number[]; members: number[] }>;
+  /**
+   * With TraceOpsOptions.unavoidableSeconds: the CPU of the receives and waits that resumed after
+   * a real wait off their core (isResumedCall), by region, the first CALLS_KEPT_PER_REGION of each.
+   */
+  resumedCallCpu: Map<number, number[]>;
   /**
    * With TraceOpsOptions.sampleGaps: CPU seconds of short gaps between calls (under
    * REAL_READ_AFTER_SECONDS of wall time), split by whether the recorder really read the CPU
@@ -131,9 +138,11 @@ interface MpiRegion {
   smallestCallCpu: number | undefined;
   /** The smallest seen in this stream (RankTraceFacts.smallestCallCpu). */
   smallestSeen: number;
+  /** TraceOpsOptions.resumeCost of the region (0 when absent). */
+  resumeCost: number;
 }
 
-const NOT_MPI: MpiRegion = { id: -1, poll: false, any: false, finalize: false, inCallCost: 0, smallestCallCpu: undefined, smallestSeen: Infinity };
+const NOT_MPI: MpiRegion = { id: -1, poll: false, any: false, finalize: false, inCallCost: 0, smallestCallCpu: undefined, smallestSeen: Infinity, resumeCost: 0 };
 
 /** The CPU_TIME metric classes of the archive (metric class ids whose member is named CPU_TIME). */
 export function cpuTimeMetrics(archive: Otf2Archive): Set<number> {
@@ -144,12 +153,22 @@ export function cpuTimeMetrics(archive: Otf2Archive): Set<number> {
   return ids;
 }
 
-/** Collective calls of one region kept per rank by the first pass (RankTraceFacts.collectiveCalls). */
-export const COLLECTIVE_CALLS_KEPT = 256;
+/** Calls of one region kept per rank by the first pass (RankTraceFacts.collectiveCalls, resumedCallCpu). */
+export const CALLS_KEPT_PER_REGION = 256;
+
+/**
+ * A call that waited off its core and resumed: 200 µs or more of wall time, under a tenth of it
+ * on the CPU. Its CPU is then what taking the core back costs (the switch, the poll, reading
+ * every message that came meanwhile, with the caches the other ranks left), not polling: a rank
+ * that polls through a wait with its core free burns half of it or more (mpi_yield_when_idle).
+ */
+export function isResumedCall(wallSeconds: number, cpuSeconds: number): boolean {
+  return wallSeconds >= 200e-6 && cpuSeconds > 0 && cpuSeconds < 0.1 * wallSeconds;
+}
 
 /** A rank's operations, read from its event file as the engine asks for them. */
 export class Otf2RankStream implements RankStream {
-  readonly facts: RankTraceFacts = { firstSeconds: NaN, lastSeconds: NaN, suspendedSeconds: 0, smallestCallCpu: new Map(), collectiveRegions: new Set(), collectiveCalls: new Map(), anySourceReceives: 0, gapsAfterRealRead: 0 };
+  readonly facts: RankTraceFacts = { firstSeconds: NaN, lastSeconds: NaN, suspendedSeconds: 0, smallestCallCpu: new Map(), collectiveRegions: new Set(), collectiveCalls: new Map(), resumedCallCpu: new Map(), anySourceReceives: 0, gapsAfterRealRead: 0 };
   /** Skipped or unusable records, counted by reason. */
   readonly skipped = new Map<string, number>();
   private readonly reader: ev.Otf2EventReader;
@@ -236,6 +255,7 @@ export class Otf2RankStream implements RankStream {
             inCallCost: options.inCallCost?.get(id) ?? 0,
             smallestCallCpu: options.smallestCallCpu?.get(id),
             smallestSeen: Infinity,
+            resumeCost: options.resumeCost?.get(id) ?? 0,
           },
         ]),
     );
@@ -526,11 +546,13 @@ export class Otf2RankStream implements RankStream {
         op.request = this.syntheticRequest--;
         this.regionCompletions.push(op.request);
       }
+      if (op.kind === OpKind.Recv && call.resumeCost > 0) op.resumeSeconds = call.resumeCost;
       this.emit(op);
     }
     if (this.regionCompletions.length > 0) {
       const wait = new PemOp(OpKind.Wait);
       wait.requests = this.waitedRequests(call);
+      if (call.resumeCost > 0) wait.resumeSeconds = call.resumeCost;
       const polls = call.poll ? this.failedPolls : 0;
       if (polls > 0) {
         const interval = (this.carry - this.firstPollCarry) / polls;
@@ -559,7 +581,7 @@ export class Otf2RankStream implements RankStream {
         this.facts.collectiveRegions.add(call.id);
         let calls = this.facts.collectiveCalls.get(call.id);
         if (!calls) this.facts.collectiveCalls.set(call.id, (calls = { work: [], members: [] }));
-        if (calls.work.length < COLLECTIVE_CALLS_KEPT) {
+        if (calls.work.length < CALLS_KEPT_PER_REGION) {
           calls.work.push(work);
           calls.members.push(this.communicators.get(ops[0].comm)?.length ?? 1);
         }
@@ -567,6 +589,11 @@ export class Otf2RankStream implements RankStream {
       if (!(work >= call.smallestSeen)) {
         call.smallestSeen = work;
         this.facts.smallestCallCpu.set(call.id, work);
+      }
+      if (this.options.unavoidableSeconds && (this.regionRecvs || this.regionCompletions.length > 0) && isResumedCall((time - this.regionStartWall) * this.secondsPerTick, cpuSeconds)) {
+        let resumed = this.facts.resumedCallCpu.get(call.id);
+        if (!resumed) this.facts.resumedCallCpu.set(call.id, (resumed = []));
+        if (resumed.length < CALLS_KEPT_PER_REGION) resumed.push(cpuSeconds);
       }
     }
     // A call without MPI records costs its own duration, like computation.
