@@ -352,7 +352,11 @@ function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOption
         merged.members.push(...calls.members);
       } else collectiveCalls.set(region, calls);
     }
-    for (const [region, cpu] of stream.facts.resumedCallCpu) resumedCalls.set(region, [...(resumedCalls.get(region) ?? []), ...cpu]);
+    for (const [region, cpu] of stream.facts.resumedCallCpu) {
+      const merged = resumedCalls.get(region);
+      if (merged) merged.push(...cpu);
+      else resumedCalls.set(region, cpu);
+    }
     const samples = stream.facts.shortGapsAfterRead;
     const sampled = samples && samples.real.length >= REAL_READ_MIN_SAMPLES && samples.estimated.length >= REAL_READ_MIN_SAMPLES;
     realRead.push(sampled ? Math.max(0, lowQuantile(samples.real) - lowQuantile(samples.estimated)) : 0);
@@ -401,11 +405,6 @@ export function takeRecordedSmallest(archive: Otf2Archive, inCall: Map<number, n
 }
 
 /**
- * The 1% quantile (0 without values), sorting `values` in place: the CPU clock sometimes does not
- * advance across a gap (seen: one 0 among 19,000 gaps of 0.02–0.03 µs), so the very smallest is
- * no measure of the tracer's work.
- */
-/**
  * A collective's work when it waits for no round: its last member's. In each collective one of
  * its P members comes last, so such calls are about 1/P of them, and the cheapest, since a call
  * that waited polled as well (CPU less the rounds, `work`; `members`: each call's P). Their
@@ -416,8 +415,7 @@ export function takeRecordedSmallest(archive: Otf2Archive, inCall: Map<number, n
  */
 export function collectiveWork(work: number[], members: readonly number[]): number {
   const lastShare = members.reduce((sum, p) => sum + 1 / Math.max(1, p), 0) / members.length;
-  work.sort((a, b) => a - b);
-  return work[Math.floor((lastShare / 2) * (work.length - 1))];
+  return quantile(work, lastShare / 2);
 }
 
 /** Resumed calls of a kind needed before their median says what a resumption costs. */
@@ -437,12 +435,22 @@ export function resumeCosts(resumed: ReadonlyMap<number, number[]>, inCall: Read
   const costs = new Map<number, number>();
   for (const [region, cpu] of resumed) {
     if (cpu.length < RESUMED_MIN_CALLS) continue;
-    const sorted = [...cpu].sort((a, b) => a - b);
-    costs.set(region, Math.max(0, sorted[sorted.length >> 1] - (inCall.get(region) ?? 0)));
+    costs.set(region, Math.max(0, quantile([...cpu], 0.5) - (inCall.get(region) ?? 0)));
   }
   return costs;
 }
 
+/** The value at quantile `q` of `values` (sorted in place): the q·(n − 1)-th smallest, rounded down. */
+function quantile(values: number[], q: number): number {
+  values.sort((a, b) => a - b);
+  return values[Math.floor(q * (values.length - 1))];
+}
+
+/**
+ * The 1% quantile (0 without values), sorting `values` in place: the CPU clock sometimes does not
+ * advance across a gap (seen: one 0 among 19,000 gaps of 0.02–0.03 µs), so the very smallest is
+ * no measure of the tracer's work.
+ */
 export function lowQuantile(values: number[]): number {
   if (values.length === 0) return 0;
   values.sort((a, b) => a - b);
