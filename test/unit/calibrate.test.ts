@@ -1,7 +1,7 @@
 // `causal-lens calibrate` on this machine: the real ping-pong under mpirun, its table read back
 // by the communication-table module; the presets; and the ping-pong output parser on damaged input.
 
-import { test, before } from 'node:test';
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -16,6 +16,7 @@ import { mulberry32 } from '../../server/src/causal/random';
 const ROOT = path.join(__dirname, '../../..');
 const BUILD = path.join(os.tmpdir(), 'causal-lens-mpi-build');
 const WORK = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-calibrate-'));
+after(() => fs.rmSync(WORK, { recursive: true, force: true }));
 
 before(() => {
   process.env.CAUSAL_LENS_MPI_BUILD = BUILD;

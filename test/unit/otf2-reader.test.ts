@@ -1,7 +1,7 @@
 // The OTF2 reader against otf2-print (libotf2 3.0, Debian otf2-tools) on a real archive: every
 // event of every location, in order, with its time and the fields PEM uses.
 
-import { before, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -113,6 +113,7 @@ test('a missing file and a non-OTF2 file are clear errors naming the file', () =
 /** The recorder's MPI programs, built once per machine (scripts/build-mpi.sh; the recorder tests use the same directory). */
 export const MPI_BUILD = path.join(os.tmpdir(), 'causal-lens-mpi-build');
 const WORK = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-otf2-'));
+after(() => fs.rmSync(WORK, { recursive: true, force: true }));
 
 before(() => {
   process.env.CAUSAL_LENS_MPI_BUILD = MPI_BUILD;

@@ -2,7 +2,7 @@
 // made here: the JSON the issue specifies, every rank simulated to its end, and properties that
 // must hold whatever the machine's speed (no timing is asserted).
 
-import { before, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -22,6 +22,7 @@ import { OpKind } from '../../server/src/pem/ops';
 
 const MPI_BUILD = path.join(os.tmpdir(), 'causal-lens-mpi-build');
 const WORK = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-whatif-'));
+after(() => fs.rmSync(WORK, { recursive: true, force: true }));
 const COMM_TABLE = path.join(__dirname, '../../../samples/mpi/comm-table.json');
 const traces = new Map<string, string>();
 
@@ -687,7 +688,7 @@ test("the What-if options give each trace the workspace's table measured on the 
   assert.deepEqual(halo && { ranks: halo.ranks, recordedWith: halo.recordedWith }, { ranks: 4, recordedWith: COMM_TABLE });
   assert.ok(options.networks.some((n) => n.id === COMM_TABLE && n.description === loadCommTable(COMM_TABLE).name));
   // A workspace with that trace and tables of another host, or of none: no table is its own.
-  const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-hosts-'));
+  const workspace = fs.mkdtempSync(path.join(WORK, 'hosts-'));
   fs.cpSync(path.join(samples, 'mpi/traces/halo-4'), path.join(workspace, 'halo-4'), { recursive: true });
   const measured = JSON.parse(fs.readFileSync(COMM_TABLE, 'utf8'));
   fs.writeFileSync(path.join(workspace, 'comm-table-other.json'), JSON.stringify({ ...measured, host: 'other' }));

@@ -4,7 +4,7 @@
 // converter must end normally (never a signal), report each problem naming the file, and when
 // it says it wrote an archive, otf2-print must read it. Set FUZZ_SEED to replay another seed.
 
-import { test, before } from 'node:test';
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -16,6 +16,7 @@ import { recordTrace } from '../../server/src/mpi/recordTrace';
 const ROOT = path.join(__dirname, '../../..');
 const BUILD = path.join(os.tmpdir(), 'causal-lens-mpi-build');
 const WORK = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-spool-fuzz-'));
+after(() => fs.rmSync(WORK, { recursive: true, force: true }));
 const SEED = Number(process.env.FUZZ_SEED ?? 0x5eed);
 const CASES = 60;
 const RECORD = 48;

@@ -3,7 +3,7 @@
 // its records counted against what each program says it did. Built once per machine into a temp
 // directory by scripts/build-mpi.sh (make skips what is up to date).
 
-import { test, before } from 'node:test';
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -21,6 +21,7 @@ const execFileAsync = promisify(execFile);
 const ROOT = path.join(__dirname, '../../..');
 const BUILD = path.join(os.tmpdir(), 'causal-lens-mpi-build');
 const WORK = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-recorder-'));
+after(() => fs.rmSync(WORK, { recursive: true, force: true }));
 
 before(() => {
   process.env.CAUSAL_LENS_MPI_BUILD = BUILD;
