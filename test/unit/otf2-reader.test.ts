@@ -120,6 +120,27 @@ before(() => {
   execFileSync(path.join(__dirname, '../../../scripts/build-mpi.sh'), { env: { ...process.env, CAUSAL_LENS_MPI_BUILD: MPI_BUILD }, stdio: 'pipe' });
 });
 
+test('metric values of every type OTF2 stores (double, int64, uint64; Score-P writes the first two) read as written', () => {
+  const exe = path.join(WORK, 'metric-types');
+  const otf2 = (flag: string) => execFileSync('otf2-config', [flag], { encoding: 'utf8' }).trim().split(/\s+/).filter(Boolean);
+  execFileSync('gcc', ['-O1', '-o', exe, path.join(__dirname, '../../../test/fixtures/otf2/metric-types.c'), ...otf2('--cflags'), ...otf2('--ldflags'), ...otf2('--libs')]);
+  execFileSync(exe, [path.join(WORK, 'metric-types-trace')]);
+  const archive = openOtf2Archive(path.join(WORK, 'metric-types-trace/traces.otf2'));
+  assert.equal(archive.fatal, undefined);
+  const reader = openRankEvents(archive, archive.ranks[0]);
+  const values: number[][] = [];
+  while (reader.next()) if (reader.type === 31) values.push([...reader.metricValues]);
+  assert.deepEqual(reader.problems, []);
+  // The fixture's lists, by call: -1 as int64 is all ones, which OTF2 stores as a single 0xff byte.
+  assert.deepEqual(values, [
+    [1.5, 0, 0],
+    [-0.25, 1, 255],
+    [0, -1, 2 ** 40],
+    [1e300, -123456789012, 65536],
+    [2.2250738585072014e-308, 9007199254740991, 7],
+  ]);
+});
+
 const PROGRAMS: [string, number, string[]][] = [
   ['halo', 4, ['20000', '30']],
   ['master_worker', 3, ['40']],

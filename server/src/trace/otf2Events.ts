@@ -107,6 +107,7 @@ export class Otf2EventReader {
   private chunkLimit = 0;
   private done = false;
   private readonly scratch = new DataView(new ArrayBuffer(8));
+  private readonly scratchBytes = new Uint8Array(this.scratch.buffer);
   private readonly regionMap?: Map<number, number>;
   private readonly commMap?: Map<number, number>;
   private readonly metricMap?: Map<number, number>;
@@ -259,11 +260,15 @@ export class Otf2EventReader {
     const size = c.u8();
     c.need(size === 0xff ? 0 : size);
     if (size > 8 && size !== 0xff) throw new Otf2DecodeError(`invalid compressed value size ${size}`);
-    const bytes = new Uint8Array(8);
+    // The scratch value's own bytes: no array allocated per value (Score-P writes a metric per call).
+    const bytes = this.scratchBytes;
     if (size === 0xff) bytes.fill(0xff);
-    for (let i = 0; i < size && size !== 0xff; i++) bytes[c.little ? i : 8 - size + i] = this.window[c.pos + i];
-    if (size !== 0xff) c.pos += size;
-    for (let i = 0; i < 8; i++) this.scratch.setUint8(i, bytes[i]);
+    else {
+      bytes.fill(0);
+      const at = c.little ? 0 : 8 - size;
+      for (let i = 0; i < size; i++) bytes[at + i] = this.window[c.pos + i];
+      c.pos += size;
+    }
     return valueType === OTF2_TYPE_DOUBLE ? this.scratch.getFloat64(0, c.little) : Number(this.scratch.getBigInt64(0, c.little));
   }
 
