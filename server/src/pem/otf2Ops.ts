@@ -395,7 +395,7 @@ export class Otf2RankStream implements RankStream {
         this.regionStartCpu = this.cpu;
         // closeRegion empties `region`; completions are handed to their wait, so a new list only after some.
         if (this.regionCompletions.length > 0) this.regionCompletions = [];
-        this.regionSendCompletions.length = 0;
+        if (this.regionSendCompletions.length > 0) this.regionSendCompletions.length = 0;
         this.regionCommunicates = false;
         if (this.regionReceives.length > 0) this.regionReceives.length = 0;
         return;

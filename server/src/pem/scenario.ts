@@ -138,10 +138,20 @@ export function parseMapText(text: string, file: string): number[] {
 export function engineNetwork(table: CommTable, traced: CommTable, tracerStays = false, preconnected = false): EngineNetwork {
   const intra = table.intraNode?.length ? table : traced;
   const sharing = table.sharedCore?.length ? table : traced;
+  // A program sends a few sizes of message millions of times: each size is interpolated once.
+  const known = new Map<number, number>();
   return {
     eagerLimitBytes: table.eagerLimitBytes,
     linkSecondsPerByte: table.interNodeSharedMemory ? 0 : linkSecondsPerByte(table),
-    oneWay: (bytes, sameNode) => (sameNode ? oneWaySeconds(intra, bytes, true) : oneWaySeconds(table, bytes, false)),
+    oneWay: (bytes, sameNode) => {
+      const key = sameNode ? -1 - bytes : bytes;
+      let seconds = known.get(key);
+      if (seconds === undefined) {
+        seconds = sameNode ? oneWaySeconds(intra, bytes, true) : oneWaySeconds(table, bytes, false);
+        known.set(key, seconds);
+      }
+      return seconds;
+    },
     receiverTurn: (ranksPerCore) => receiverTurnSeconds(sharing, ranksPerCore),
     switchIn: (ranksPerCore) => {
       const turn = switchInSeconds(sharing, ranksPerCore);
