@@ -58,6 +58,8 @@
 import { ROUND_TAG, collectiveName, collectiveRounds } from './collectives';
 import { OpKind, PemOp, RankStream } from './ops';
 import { IdTable } from './idTable';
+import { EventQueue } from './eventQueue';
+import { NodeState } from './nodeCores';
 
 export interface EngineNetwork {
   oneWay(bytes: number, sameNode: boolean): number;
@@ -130,7 +132,7 @@ const DONE = 3;
 const OFF_CPU = 4;
 
 /** Taking turns: the CPU a running rank has used of its slice, up to its node's present. */
-const sliceUsedNow = (rank: RankState, node: NodeState) => rank.sliceUsed + node.served - rank.coreServed;
+const sliceUsedNow = (rank: RankState, node: NodeState<RankState>) => rank.sliceUsed + node.served - rank.coreServed;
 
 /** Waits in a call, polling its core's turns: neither computing nor off its core. */
 const polls = (rank: RankState) => rank.status !== COMPUTING && rank.status !== OFF_CPU;
@@ -248,201 +250,6 @@ class PairChannels {
   forgetAt = PAIR_CHANNELS_MAX;
 }
 
-/** A node: its cores and the CPU share handed out so far, with a heap of running ranks by finish. */
-class NodeState {
-  running = 0;
-  /**
-   * The weights of its ranks polling in a loop (PemOp.pollInterval), beside its running ranks'
-   * 1 each: round robin gives a poller one poll per turn, while a computing rank keeps the core
-   * for its computation up to its next blocking call, so a poller's weight is its poll over that
-   * computation: the CPU seconds of its ranks' finished computations (`computedSeconds`) over
-   * their blocking calls (`blockedCalls`) so far.
-   */
-  pollShares = 0;
-  computedSeconds = 0;
-  blockedCalls = 0;
-  /** Of the running ranks, those whose burst is the work of completed receives (RankState.resuming): inside a call. */
-  resuming = 0;
-  /** Its ranks: those not running and not off the core wait in a call (MPI_Finalize's too), polling. */
-  ranks = 0;
-  offCpu = 0;
-  /** CPU seconds each running rank has received since the origin. */
-  served = 0;
-  lastTime = 0;
-  version = 0;
-  /** Its next finish is to be queued once the event being processed is done (see scheduleNode). */
-  rescheduled = false;
-  /** Until when one core does the network stack's work. */
-  stackUntil = 0;
-  /** CPU a rank spends taking a core back after a wait (EngineNetwork.switchIn). */
-  switchIn = 0;
-  readonly heapRank: RankState[] = [];
-  readonly heapServed: number[] = [];
-  /** Taking turns: ranks with a computation and no core, in the order they will get one. */
-  readonly ready: RankState[] = [];
-  constructor(
-    readonly index: number,
-    readonly cores: number,
-  ) {}
-
-  /** Each running rank's CPU per second at `at` (by default the node's present), with what runs now. */
-  rate(at = this.lastTime): number {
-    const cores = at < this.stackUntil ? this.cores - 1 : this.cores;
-    if (cores <= 0) return 0;
-    const demand = this.running + this.pollShares;
-    return demand <= cores ? 1 : cores / demand;
-  }
-
-  advance(time: number): void {
-    if (time <= this.lastTime) return;
-    if (this.running > 0 && this.lastTime < this.stackUntil && this.stackUntil < time) {
-      this.served += (this.stackUntil - this.lastTime) * this.rate();
-      this.lastTime = this.stackUntil;
-    }
-    if (this.running > 0) this.served += (time - this.lastTime) * this.rate();
-    this.lastTime = time;
-  }
-
-  push(rank: RankState, finishServed: number): void {
-    const hr = this.heapRank;
-    const hs = this.heapServed;
-    let i = hr.length;
-    hr.push(rank);
-    hs.push(finishServed);
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (hs[parent] <= finishServed) break;
-      hr[i] = hr[parent];
-      hs[i] = hs[parent];
-      i = parent;
-    }
-    hr[i] = rank;
-    hs[i] = finishServed;
-    this.running++;
-  }
-
-  pop(): RankState {
-    const top = this.heapRank[0];
-    this.takeAt(0);
-    return top;
-  }
-
-  nextFinish(): number {
-    return this.heapServed[0];
-  }
-
-  /** Takes `rank` off the heap (taking turns: its slice is over); returns its finish (CPU served since the origin). */
-  remove(rank: RankState): number {
-    const at = this.heapRank.indexOf(rank);
-    const finish = this.heapServed[at];
-    this.takeAt(at);
-    return finish;
-  }
-
-  /** Removes the heap's entry at `at`: the last entry takes its place and moves up or down. */
-  private takeAt(at: number): void {
-    const hr = this.heapRank;
-    const hs = this.heapServed;
-    const lastRank = hr.pop()!;
-    const lastServed = hs.pop()!;
-    this.running--;
-    const n = hr.length;
-    if (at === n) return;
-    let i = at;
-    while (i > 0 && hs[(i - 1) >> 1] > lastServed) {
-      hr[i] = hr[(i - 1) >> 1];
-      hs[i] = hs[(i - 1) >> 1];
-      i = (i - 1) >> 1;
-    }
-    for (;;) {
-      let child = 2 * i + 1;
-      if (child >= n) break;
-      if (child + 1 < n && hs[child + 1] < hs[child]) child++;
-      if (hs[child] >= lastServed) break;
-      hr[i] = hr[child];
-      hs[i] = hs[child];
-      i = child;
-    }
-    hr[i] = lastRank;
-    hs[i] = lastServed;
-  }
-}
-
-/**
- * The global queue: times with a kind (a node's next finish, a rank's completion, or network-stack
- * work arriving on a node) and the node version they were made for (for stack work: its seconds).
- */
-class EventQueue {
-  private readonly times: number[] = [];
-  private readonly seqs: number[] = [];
-  private readonly ids: number[] = [];
-  private readonly versions: number[] = [];
-  private seq = 0;
-
-  get size(): number {
-    return this.times.length;
-  }
-
-  push(time: number, id: number, version: number): void {
-    const t = this.times;
-    const s = this.seqs;
-    const ids = this.ids;
-    const v = this.versions;
-    const seq = this.seq++;
-    let i = t.length;
-    t.push(time);
-    s.push(seq);
-    ids.push(id);
-    v.push(version);
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (t[parent] < time || (t[parent] === time && s[parent] < seq)) break;
-      t[i] = t[parent];
-      s[i] = s[parent];
-      ids[i] = ids[parent];
-      v[i] = v[parent];
-      i = parent;
-    }
-    t[i] = time;
-    s[i] = seq;
-    ids[i] = id;
-    v[i] = version;
-  }
-
-  /** Pops the earliest entry into `out` ([time, id, version]). */
-  pop(out: number[]): void {
-    const t = this.times;
-    const s = this.seqs;
-    const ids = this.ids;
-    const v = this.versions;
-    out[0] = t[0];
-    out[1] = ids[0];
-    out[2] = v[0];
-    const lt = t.pop()!;
-    const ls = s.pop()!;
-    const lid = ids.pop()!;
-    const lv = v.pop()!;
-    const n = t.length;
-    if (n === 0) return;
-    let i = 0;
-    for (;;) {
-      let c = 2 * i + 1;
-      if (c >= n) break;
-      if (c + 1 < n && (t[c + 1] < t[c] || (t[c + 1] === t[c] && s[c + 1] < s[c]))) c++;
-      if (t[c] > lt || (t[c] === lt && s[c] > ls)) break;
-      t[i] = t[c];
-      s[i] = s[c];
-      ids[i] = ids[c];
-      v[i] = v[c];
-      i = c;
-    }
-    t[i] = lt;
-    s[i] = ls;
-    ids[i] = lid;
-    v[i] = lv;
-  }
-}
-
 /** Pairs of ranks with channels kept before the idle channels of all are forgotten. */
 const PAIR_SWEEP_AT = 4096;
 
@@ -455,7 +262,7 @@ const rankEventId = (rank: number) => -1 - rank;
 
 export class PemEngine {
   private readonly ranks: RankState[];
-  private readonly nodes: NodeState[];
+  private readonly nodes: NodeState<RankState>[];
   private readonly queue = new EventQueue();
   /** By pair of ranks (sender × ranks + receiver), then by communicator and tag. */
   private readonly channels = new Map<number, PairChannels>();
@@ -464,7 +271,7 @@ export class PemEngine {
   private readonly idleChannels: Channel[] = [];
   private readonly popped = [0, 0, 0];
   /** Nodes whose next finish changed while the current event was processed (the first `rescheduledCount`). */
-  private readonly rescheduled: NodeState[] = [];
+  private readonly rescheduled: NodeState<RankState>[] = [];
   private rescheduledCount = 0;
   private readonly problemCounts = new Map<string, number>();
   private readonly worldRanks: number[];
@@ -499,7 +306,7 @@ export class PemEngine {
 
   constructor(private readonly input: EngineInput) {
     const n = input.streams.length;
-    this.nodes = input.coresPerNode.map((cores, index) => new NodeState(index, Math.max(1, cores)));
+    this.nodes = input.coresPerNode.map((cores, index) => new NodeState<RankState>(index, Math.max(1, cores)));
     this.worldRanks = Array.from({ length: n }, (_, i) => i);
     const problem = (text: string) => this.problem(text);
     this.ranks = input.streams.map((stream, rank) => new RankState(rank, input.nodeOf[rank], collectiveRounds(stream, rank, input.communicators, this.worldRanks, input.network.eagerLimitBytes, problem)));
@@ -568,7 +375,7 @@ export class PemEngine {
    * done (a tick meanwhile ends the running rank's turn then): counting them at the rate of that
    * moment, 0, sent every such wait to the next tick, up to 4 ms for a few microseconds of stack work.
    */
-  private turnsWait(node: NodeState, time: number, turns: number): number {
+  private turnsWait(node: NodeState<RankState>, time: number, turns: number): number {
     const firstTick = this.tick - (time % this.tick);
     const held = node.rate() === 0 && node.stackUntil > time ? node.stackUntil - time : 0;
     const rate = node.rate(time + held);
@@ -619,7 +426,7 @@ export class PemEngine {
   }
 
   /** The network stack takes one core of `node` for `seconds` more, from `time` or when it is done with earlier work. */
-  private takeCore(node: NodeState, time: number, seconds: number): void {
+  private takeCore(node: NodeState<RankState>, time: number, seconds: number): void {
     node.advance(time);
     node.stackUntil = Math.max(node.stackUntil, time) + seconds;
     this.scheduleNode(node);
@@ -778,7 +585,7 @@ export class PemEngine {
   }
 
   /** Reports the bursts of `node` that end at `time`, then runs their operations. */
-  private completeBursts(node: NodeState, time: number): void {
+  private completeBursts(node: NodeState<RankState>, time: number): void {
     node.advance(time);
     // Usually one burst ends at a time: no array for it.
     let first: RankState | undefined;
@@ -810,7 +617,7 @@ export class PemEngine {
   }
 
   /** Taking turns: the ranks whose slice is used give their core to the ready ones at this tick, and queue behind them. */
-  private endSlices(node: NodeState, tolerance: number): void {
+  private endSlices(node: NodeState<RankState>, tolerance: number): void {
     const used = (rank: RankState) => sliceUsedNow(rank, node);
     // sliceEnd rounds to the tick within 1e-9 of it.
     const ended = node.heapRank.filter((rank) => used(rank) >= this.slice - tolerance - 1e-9 * this.tick);
@@ -824,7 +631,7 @@ export class PemEngine {
   }
 
   /** Taking turns: the ready ranks take the node's free cores, in order. */
-  private fillCores(node: NodeState): void {
+  private fillCores(node: NodeState<RankState>): void {
     node.advance(this.now);
     while (node.running < node.cores && node.ready.length > 0) {
       const rank = node.ready.shift()!;
@@ -834,7 +641,7 @@ export class PemEngine {
   }
 
   /** Taking turns: when the first of the node's running ranks has used its slice, at the tick that follows (Infinity: never). */
-  private sliceEnd(node: NodeState, rate: number): number {
+  private sliceEnd(node: NodeState<RankState>, rate: number): number {
     if (node.ready.length === 0 || rate <= 0) return Infinity;
     let used = 0;
     for (let i = 0; i < node.running; i++) used = Math.max(used, sliceUsedNow(node.heapRank[i], node));
@@ -863,7 +670,7 @@ export class PemEngine {
    * Marks the node's next finish as changed. One event usually changes it twice (a burst ends, the
    * rank's next burst starts at the same time): it is queued once, when the event is done.
    */
-  private scheduleNode(node: NodeState): void {
+  private scheduleNode(node: NodeState<RankState>): void {
     if (node.rescheduled) return;
     node.rescheduled = true;
     this.rescheduled[this.rescheduledCount++] = node;
@@ -880,7 +687,7 @@ export class PemEngine {
   }
 
   /** Queues the node's next finish under a new version, which makes its earlier entries stale. */
-  private queueNextFinish(node: NodeState): void {
+  private queueNextFinish(node: NodeState<RankState>): void {
     node.version++;
     if (node.running === 0) return;
     const left = node.nextFinish() - node.served;
@@ -1054,7 +861,7 @@ export class PemEngine {
   }
 
   /** The rank polls in a loop until its wait ends: it takes `share` of a running rank's CPU on its node. */
-  private startPolling(rank: RankState, node: NodeState, time: number, share: number): void {
+  private startPolling(rank: RankState, node: NodeState<RankState>, time: number, share: number): void {
     node.advance(time);
     rank.pollShare = share;
     node.pollShares += share;
