@@ -20,42 +20,32 @@ export class EventQueue {
   push(time: number, id: number, version: number): void {
     const t = this.times;
     const s = this.seqs;
-    const ids = this.ids;
-    const v = this.versions;
     const seq = this.seq++;
     let i = t.length;
     t.push(time);
     s.push(seq);
-    ids.push(id);
-    v.push(version);
+    this.ids.push(id);
+    this.versions.push(version);
     while (i > 0) {
       const parent = (i - 1) >> 1;
       if (t[parent] < time || (t[parent] === time && s[parent] < seq)) break;
-      t[i] = t[parent];
-      s[i] = s[parent];
-      ids[i] = ids[parent];
-      v[i] = v[parent];
+      this.move(parent, i);
       i = parent;
     }
-    t[i] = time;
-    s[i] = seq;
-    ids[i] = id;
-    v[i] = version;
+    this.place(i, time, seq, id, version);
   }
 
   /** Pops the earliest entry into `out` ([time, id, version]). */
   pop(out: number[]): void {
     const t = this.times;
     const s = this.seqs;
-    const ids = this.ids;
-    const v = this.versions;
     out[0] = t[0];
-    out[1] = ids[0];
-    out[2] = v[0];
+    out[1] = this.ids[0];
+    out[2] = this.versions[0];
     const lt = t.pop()!;
     const ls = s.pop()!;
-    const lid = ids.pop()!;
-    const lv = v.pop()!;
+    const lid = this.ids.pop()!;
+    const lv = this.versions.pop()!;
     const n = t.length;
     if (n === 0) return;
     let i = 0;
@@ -64,15 +54,23 @@ export class EventQueue {
       if (c >= n) break;
       if (c + 1 < n && (t[c + 1] < t[c] || (t[c + 1] === t[c] && s[c + 1] < s[c]))) c++;
       if (t[c] > lt || (t[c] === lt && s[c] > ls)) break;
-      t[i] = t[c];
-      s[i] = s[c];
-      ids[i] = ids[c];
-      v[i] = v[c];
+      this.move(c, i);
       i = c;
     }
-    t[i] = lt;
-    s[i] = ls;
-    ids[i] = lid;
-    v[i] = lv;
+    this.place(i, lt, ls, lid, lv);
+  }
+
+  private move(from: number, to: number): void {
+    this.times[to] = this.times[from];
+    this.seqs[to] = this.seqs[from];
+    this.ids[to] = this.ids[from];
+    this.versions[to] = this.versions[from];
+  }
+
+  private place(i: number, time: number, seq: number, id: number, version: number): void {
+    this.times[i] = time;
+    this.seqs[i] = seq;
+    this.ids[i] = id;
+    this.versions[i] = version;
   }
 }
