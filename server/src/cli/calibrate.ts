@@ -9,11 +9,25 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { COMM_TABLE_PRESETS, CommTable, isCommTablePreset, presetCommTable } from '../network/commTable';
 import { measureIntraNode, measureRecorderCosts, measureRelayTurns, measureSchedulerTick, measureSchedulerSlice, measureSharedCore, medianPoints, medianSeconds } from '../mpi/calibration';
+import { busyShare } from '../mpi/machineLoad';
 import { UsageError, parseFlags } from './flags';
 
 const DEFAULT_SECONDS_PER_SIZE = 0.05;
 const DEFAULT_SHARED_CORE = '2,4,8';
 const DEFAULT_REPEAT = 3;
+/** Other processes busier than this, over half a second between measurements, are reported. */
+const BUSY_WARNING_SHARE = 0.2;
+
+/** Warns when other processes keep this machine's CPUs busy while the calibration is between runs. */
+async function warnIfBusy(err: (t: string) => void, when: string): Promise<void> {
+  const share = await busyShare(0.5);
+  if (share > BUSY_WARNING_SHARE) {
+    err(
+      `causal-lens calibrate: warning: ${when}, other processes kept ${(share * 100).toFixed(0)}% of this machine's CPU time busy; ` +
+        'ranks waiting for a core behind them make every time longer, so calibrate on a quiet machine\n',
+    );
+  }
+}
 
 function sharedCoreRanks(text: string): number[] {
   if (text === 'none') return [];
@@ -51,6 +65,7 @@ export async function runCalibrate(args: string[], out: (t: string) => void, err
     const ticks = os.cpus().length >= 2;
     if (!ticks) err("causal-lens calibrate: one CPU: the scheduler's tick needs two; not measured\n");
     for (let i = 1; i <= repeat; i++) {
+      await warnIfBusy(err, `before measurement ${i}`);
       err(`causal-lens calibrate: measurement ${i} of ${repeat}: ping-pong between 2 of ${np} ranks on this node, 0 B to 16 MiB${shared.length ? `; 0-byte ping-pong with ${shared.join(', ')} ranks sharing core 0` : ''}${relayed.length >= 2 ? `; relaying with ${relayed.join(', ')}${relayed.includes(2) ? "; three times each, untraced then traced, for the recorder's cost per call and per turn" : ''}` : ''}${ticks ? "; the scheduler's tick and slice" : ''}\n`);
       const measured = await measureIntraNode({ np, targetSeconds: seconds, onOutput: err });
       if (shared.length) measured.sharedCore = await measureSharedCore(shared, seconds, 0, err);
@@ -67,6 +82,7 @@ export async function runCalibrate(args: string[], out: (t: string) => void, err
       }
       tables.push(measured);
     }
+    await warnIfBusy(err, 'after the last measurement');
     table = { ...tables[0], intraNode: medianPoints(tables.map((t) => t.intraNode!)) };
     if (shared.length) table.sharedCore = medianPoints(tables.map((t) => t.sharedCore!));
     if (relayed.length >= 2) {
