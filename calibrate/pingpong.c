@@ -10,10 +10,12 @@
  *   relay <ranks> <seconds per turn>
  * With all ranks on one core each round trip is one turn of every rank, each relaying a message
  * (the sharedCore points' other ranks only poll).
- * With "tick", rank 0 runs on CPU 0 and rank 1 on CPU 1 beside a thread that spins there: rank 1,
- * waiting in MPI_Recv, yields its core and gets it back only at the scheduler's next tick, so a
- * 0-byte round trip takes about one tick; rank 0 prints the median round trip:
+ * With "tick", rank 0 reads the coarse monotonic clock, which the kernel advances once per
+ * scheduler tick (jiffy), until it has seen STEPS steps, and prints their median:
  *   tick <seconds>
+ * (A ping-pong against a thread spinning beside the receiver measured it before: under EEVDF a
+ * yielding receiver often gets its core straight back, and 5 to 7 runs of 12-20 took 10 us, not
+ * the tick, on 2026-11-26.)
  * With "slice", rank 0 runs on CPU 0 beside a thread that only yields there (as a rank waiting in
  * MPI does) and, SAMPLES times, sleeps a random 0-8 ms, then computes until that thread runs again:
  * woken at a random moment, it keeps the core for the scheduler's slice and loses it at the tick
@@ -21,7 +23,7 @@
  *   slice <mean seconds> <samples>
  * usage: pingpong [TARGET_SECONDS=0.05] [MAX_BYTES=16777216]
  *        pingpong relay [ROUND_TRIPS=20000]
- *        pingpong tick [TARGET_SECONDS=0.5]
+ *        pingpong tick [STEPS=20]
  *        pingpong slice [SAMPLES=200] */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -89,50 +91,34 @@ static void relay(int rank, int size, long round_trips) {
   if (rank == 0) printf("relay %d %.9e\n", size, seconds / (double)round_trips / size);
 }
 
-static volatile int spinning = 1;
-
-static void *spin(void *unused) {
-  (void)unused;
-  while (spinning) {
-  }
-  return NULL;
+static double coarse_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static void tick(int rank, double target) {
-  cpu_set_t cpus;
-  CPU_ZERO(&cpus);
-  CPU_SET(rank, &cpus);
-  if (rank < 2 && sched_setaffinity(0, sizeof cpus, &cpus) != 0) {
-    fprintf(stderr, "pingpong tick: cannot run rank %d on CPU %d (needs 2 CPUs)\n", rank, rank);
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
-  /* The spinner inherits rank 1's CPU. */
-  pthread_t spinner;
-  if (rank == 1 && pthread_create(&spinner, NULL, spin, NULL) != 0) {
-    fprintf(stderr, "pingpong tick: cannot start the spinning thread\n");
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
-  char send = 0, recv = 0;
-  double t, times[MAX_ROUND_TRIPS];
-  for (int warm = 0; warm < 3; warm++) round_trip(rank, &send, &recv, 0, 0, &t);
-  if (rank == 0) {
-    int n = 0;
-    double spent = 0;
-    while (n < MAX_ROUND_TRIPS) {
-      int last = n + 1 >= MIN_ROUND_TRIPS && (spent >= target || n + 1 == MAX_ROUND_TRIPS);
-      round_trip(rank, &send, &recv, 0, last, &t);
-      times[n++] = t;
-      spent += t;
-      if (last) break;
+static void tick(long steps) {
+  double *times = malloc(sizeof(double) * (size_t)steps);
+  struct timespec fine;
+  clock_gettime(CLOCK_MONOTONIC, &fine);
+  /* A coarse clock that has not moved for 2 s is not ticking: no line, and the caller says so. */
+  const time_t give_up = fine.tv_sec + 2;
+  double last = coarse_now();
+  long n = -1; /* the first change only aligns the start with a tick */
+  while (n < steps && fine.tv_sec <= give_up) {
+    double now = coarse_now();
+    if (now != last) {
+      if (n >= 0) times[n] = now - last;
+      n++;
+      last = now;
     }
+    clock_gettime(CLOCK_MONOTONIC, &fine);
+  }
+  if (n == steps) {
     qsort(times, (size_t)n, sizeof(double), by_value);
-    printf("tick %.9e\n", n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2);
-  } else if (rank == 1) {
-    while (!round_trip(rank, &send, &recv, 0, 0, &t)) {
-    }
-    spinning = 0;
-    pthread_join(spinner, NULL);
+    printf("tick %.9e\n", times[n / 2]);
   }
+  free(times);
 }
 
 static volatile long yields = 0;
@@ -185,11 +171,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc > 1 && strcmp(argv[1], "tick") == 0) {
-    if (size < 2) {
-      fprintf(stderr, "pingpong tick: needs 2 ranks\n");
-      MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    tick(rank, argc > 2 ? atof(argv[2]) : 0.5);
+    if (rank == 0) tick(argc > 2 && atol(argv[2]) > 0 ? atol(argv[2]) : 20);
     MPI_Finalize();
     return 0;
   }

@@ -5,7 +5,6 @@
 // their spread reported), or with --preset one of the model tables for a network one does not have.
 
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { COMM_TABLE_PRESETS, CommTable, isCommTablePreset, presetCommTable } from '../network/commTable';
 import { measureIntraNode, measureRecorderCosts, measureRelayTurns, measureSchedulerTick, measureSchedulerSlice, measureSharedCore, medianPoints, medianSeconds } from '../mpi/calibration';
@@ -61,12 +60,9 @@ export async function runCalibrate(args: string[], out: (t: string) => void, err
     const relayed = shared.filter((k) => k % 2 === 0);
     if (shared.length && relayed.length < 2) err(`causal-lens calibrate: relaying turns need two or more even --shared-core counts (got ${shared.join(', ')}); not measured, nor the recorder's cost\n`);
     else if (relayed.length && !relayed.includes(2)) err('causal-lens calibrate: the recorder\'s cost per call needs 2 in --shared-core; not measured\n');
-    // The tick needs a core for the spinning thread and one for the other rank.
-    const ticks = os.cpus().length >= 2;
-    if (!ticks) err("causal-lens calibrate: one CPU: the scheduler's tick needs two; not measured\n");
     for (let i = 1; i <= repeat; i++) {
       await warnIfBusy(err, `before measurement ${i}`);
-      err(`causal-lens calibrate: measurement ${i} of ${repeat}: ping-pong between 2 of ${np} ranks on this node, 0 B to 16 MiB${shared.length ? `; 0-byte ping-pong with ${shared.join(', ')} ranks sharing core 0` : ''}${relayed.length >= 2 ? `; relaying with ${relayed.join(', ')}${relayed.includes(2) ? "; three times each, untraced then traced, for the recorder's cost per call and per turn" : ''}` : ''}${ticks ? "; the scheduler's tick and slice" : ''}\n`);
+      err(`causal-lens calibrate: measurement ${i} of ${repeat}: ping-pong between 2 of ${np} ranks on this node, 0 B to 16 MiB${shared.length ? `; 0-byte ping-pong with ${shared.join(', ')} ranks sharing core 0` : ''}${relayed.length >= 2 ? `; relaying with ${relayed.join(', ')}${relayed.includes(2) ? "; three times each, untraced then traced, for the recorder's cost per call and per turn" : ''}` : ''}; the scheduler's tick and slice\n`);
       const measured = await measureIntraNode({ np, targetSeconds: seconds, onOutput: err });
       if (shared.length) measured.sharedCore = await measureSharedCore(shared, seconds, 0, err);
       if (relayed.length >= 2) {
@@ -76,10 +72,8 @@ export async function runCalibrate(args: string[], out: (t: string) => void, err
           Object.assign(measured, { relayTurn, recorderCallSeconds, recorderTurn });
         } else measured.relayTurn = await measureRelayTurns(relayed, 0, err);
       }
-      if (ticks) {
-        measured.schedulerTickSeconds = await measureSchedulerTick(undefined, err);
-        measured.schedulerSliceSeconds = await measureSchedulerSlice(measured.schedulerTickSeconds, err);
-      }
+      measured.schedulerTickSeconds = await measureSchedulerTick(err);
+      measured.schedulerSliceSeconds = await measureSchedulerSlice(measured.schedulerTickSeconds, err);
       tables.push(measured);
     }
     await warnIfBusy(err, 'after the last measurement');
@@ -92,10 +86,8 @@ export async function runCalibrate(args: string[], out: (t: string) => void, err
       const turns = tables.flatMap((t) => (t.recorderTurn ? [t.recorderTurn] : []));
       if (turns.length) table.recorderTurn = medianPoints(turns);
     }
-    if (ticks) {
-      table.schedulerTickSeconds = medianSeconds(tables.map((t) => t.schedulerTickSeconds!));
-      table.schedulerSliceSeconds = medianSeconds(tables.map((t) => t.schedulerSliceSeconds!));
-    }
+    table.schedulerTickSeconds = medianSeconds(tables.map((t) => t.schedulerTickSeconds!));
+    table.schedulerSliceSeconds = medianSeconds(tables.map((t) => t.schedulerSliceSeconds!));
     if (repeat > 1) {
       const small = tables.map((t) => t.intraNode!.find((p) => p.bytes === 8)!.seconds * 1e6).sort((a, b) => a - b);
       err(`causal-lens calibrate: 8-byte one-way over ${repeat} measurements ${small[0].toFixed(2)}–${small[small.length - 1].toFixed(2)} µs; the table takes each point's median\n`);

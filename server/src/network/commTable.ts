@@ -46,7 +46,7 @@
 // first message (a few round trips).
 // "schedulerTickSeconds" (optional) is the operating system's scheduler tick as a rank waiting in
 // an MPI call sees it when a computing process holds its core: it yields, and gets the core back
-// at the next tick (a ping-pong against a spinning process takes one tick per round trip).
+// at the next tick (calibrate reads it as the coarse monotonic clock's step).
 // "schedulerSliceSeconds" (optional) is how long a process that has just waited keeps its core
 // against one that wants it: its slice (Linux's EEVDF base slice), then the next tick takes it.
 // With it PEM lets a node's ranks take its cores in turns rather than share them with infinitely
