@@ -13,9 +13,9 @@
  * With "tick", rank 0 reads the coarse monotonic clock, which the kernel advances once per
  * scheduler tick (jiffy), until it has seen STEPS steps, and prints their median:
  *   tick <seconds>
- * (A ping-pong against a thread spinning beside the receiver measured it before: under EEVDF a
- * yielding receiver often gets its core straight back, and 5 to 7 runs of 12-20 took 10 us, not
- * the tick, on 2026-11-26.)
+ * (A ping-pong against a thread spinning beside the receiver measured it before: under EEVDF
+ * about half its round trips took a tick and half 10 us, the yielding receiver getting its core
+ * straight back, so its median was 10 us in 5 to 7 runs of 12-20 on 2026-11-26.)
  * With "slice", rank 0 runs on CPU 0 beside a thread that only yields there (as a rank waiting in
  * MPI does) and, SAMPLES times, sleeps a random 0-8 ms, then computes until that thread runs again:
  * woken at a random moment, it keeps the core for the scheduler's slice and loses it at the tick

@@ -81,7 +81,8 @@ test("the relaying ping-pong's line is read; without it the error names the run"
 
 test('the scheduler tick comes out the same in five runs in a row', async () => {
   // The ping-pong against a spinning thread it replaced gave 9–13 µs instead of 4 ms in a quarter
-  // to a half of its runs here (EEVDF handed the yielding receiver its core straight back).
+  // to a half of its runs here: EEVDF handed the yielding receiver its core straight back in about
+  // half its round trips, and the median fell either way.
   const ticks: number[] = [];
   for (let run = 0; run < 5; run++) ticks.push(await measureSchedulerTick());
   assert.ok(ticks.every((tick) => tick === ticks[0] || Math.abs(tick / ticks[0] - 1) < 0.01), ticks.join(', '));

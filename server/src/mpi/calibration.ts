@@ -164,9 +164,9 @@ export function parseTick(text: string, source: string): number {
 /**
  * The scheduler's tick (CommTable.schedulerTickSeconds): the ping-pong's tick mode, the median step
  * of the coarse monotonic clock, which the kernel advances once per tick (4.0 ms here: HZ 250). A
- * ping-pong against a thread spinning beside the receiver measured it until 2026-11-26; under
- * EEVDF a yielding receiver often got its core straight back, and 5 to 7 of 12–20 runs came out
- * 10 µs.
+ * ping-pong against a thread spinning beside the receiver measured it until 2026-11-26: under
+ * EEVDF about half of its round trips took a tick and half 10 µs (the yielding receiver got its
+ * core straight back), so its median came out 10 µs in 5 to 7 of 12–20 runs.
  */
 export async function measureSchedulerTick(onOutput?: (text: string) => void): Promise<number> {
   const result = await runMpi(mpirunArgv({ np: 1, program: builtFile(PINGPONG), args: ['tick'] }), onOutput ?? (() => undefined));
