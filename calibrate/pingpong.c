@@ -101,7 +101,8 @@ static void tick(long steps) {
   double *times = malloc(sizeof(double) * (size_t)steps);
   struct timespec fine;
   clock_gettime(CLOCK_MONOTONIC, &fine);
-  /* A coarse clock that has not moved for 2 s is not ticking: no line, and the caller says so. */
+  /* Steps not all seen within 2 to 3 s: the coarse clock is not ticking, and no line is printed
+   * (the caller's error says so). */
   const time_t give_up = fine.tv_sec + 2;
   double last = coarse_now();
   long n = -1; /* the first change only aligns the start with a tick */

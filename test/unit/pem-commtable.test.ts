@@ -131,3 +131,15 @@ test('nodes that share memory are said so with a boolean', () => {
   assert.equal(parseCommTable(table({ interNode: [{ bytes: 0, seconds: 1e-6 }] }), 'n.json').interNodeSharedMemory, undefined);
   assert.throws(() => parseCommTable(table({ interNode: [{ bytes: 0, seconds: 1e-6 }], interNodeSharedMemory: 'yes' }), 'n.json'), /n\.json: \$\.interNodeSharedMemory: expected true or false/);
 });
+
+test("a scenario's network gives each message size the table's one-way time, however many sizes a program sends", () => {
+  const measured = loadCommTable(path.join(__dirname, '../../../samples/mpi/comm-table.json'));
+  const network = engineNetwork(measured, measured);
+  // More sizes than the network keeps (ONE_WAY_SIZES_KEPT), each asked twice, inside and across nodes.
+  for (let round = 0; round < 2; round++) {
+    for (let bytes = 0; bytes < 6000 * 97; bytes += 97) {
+      assert.equal(network.oneWay(bytes, true), oneWaySeconds(measured, bytes, true));
+      assert.equal(network.oneWay(bytes, false), oneWaySeconds(measured, bytes, false));
+    }
+  }
+});

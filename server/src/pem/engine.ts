@@ -132,7 +132,7 @@ const DONE = 3;
 const OFF_CPU = 4;
 
 /** Taking turns: the CPU a running rank has used of its slice, up to its node's present. */
-const sliceUsedNow = (rank: RankState, node: NodeState<RankState>) => rank.sliceUsed + node.served - rank.coreServed;
+const sliceUsedNow = (rank: RankState, node: Node) => rank.sliceUsed + node.served - rank.coreServed;
 
 /** Waits in a call, polling its core's turns: neither computing nor off its core. */
 const polls = (rank: RankState) => rank.status !== COMPUTING && rank.status !== OFF_CPU;
@@ -188,6 +188,9 @@ class RankState {
     readonly stream: RankStream,
   ) {}
 }
+
+/** A node of the engine, holding its ranks' states. */
+type Node = NodeState<RankState>;
 
 interface Message {
   time: number;
@@ -262,7 +265,7 @@ const rankEventId = (rank: number) => -1 - rank;
 
 export class PemEngine {
   private readonly ranks: RankState[];
-  private readonly nodes: NodeState<RankState>[];
+  private readonly nodes: Node[];
   private readonly queue = new EventQueue();
   /** By pair of ranks (sender × ranks + receiver), then by communicator and tag. */
   private readonly channels = new Map<number, PairChannels>();
@@ -271,7 +274,7 @@ export class PemEngine {
   private readonly idleChannels: Channel[] = [];
   private readonly popped = [0, 0, 0];
   /** Nodes whose next finish changed while the current event was processed (the first `rescheduledCount`). */
-  private readonly rescheduled: NodeState<RankState>[] = [];
+  private readonly rescheduled: Node[] = [];
   private rescheduledCount = 0;
   private readonly problemCounts = new Map<string, number>();
   private readonly worldRanks: number[];
@@ -375,7 +378,7 @@ export class PemEngine {
    * done (a tick meanwhile ends the running rank's turn then): counting them at the rate of that
    * moment, 0, sent every such wait to the next tick, up to 4 ms for a few microseconds of stack work.
    */
-  private turnsWait(node: NodeState<RankState>, time: number, turns: number): number {
+  private turnsWait(node: Node, time: number, turns: number): number {
     const firstTick = this.tick - (time % this.tick);
     const held = node.rate() === 0 && node.stackUntil > time ? node.stackUntil - time : 0;
     const rate = node.rate(time + held);
@@ -426,7 +429,7 @@ export class PemEngine {
   }
 
   /** The network stack takes one core of `node` for `seconds` more, from `time` or when it is done with earlier work. */
-  private takeCore(node: NodeState<RankState>, time: number, seconds: number): void {
+  private takeCore(node: Node, time: number, seconds: number): void {
     node.advance(time);
     node.stackUntil = Math.max(node.stackUntil, time) + seconds;
     this.scheduleNode(node);
@@ -585,7 +588,7 @@ export class PemEngine {
   }
 
   /** Reports the bursts of `node` that end at `time`, then runs their operations. */
-  private completeBursts(node: NodeState<RankState>, time: number): void {
+  private completeBursts(node: Node, time: number): void {
     node.advance(time);
     // Usually one burst ends at a time: no array for it.
     let first: RankState | undefined;
@@ -617,7 +620,7 @@ export class PemEngine {
   }
 
   /** Taking turns: the ranks whose slice is used give their core to the ready ones at this tick, and queue behind them. */
-  private endSlices(node: NodeState<RankState>, tolerance: number): void {
+  private endSlices(node: Node, tolerance: number): void {
     const used = (rank: RankState) => sliceUsedNow(rank, node);
     // sliceEnd rounds to the tick within 1e-9 of it.
     const ended = node.heapRank.filter((rank) => used(rank) >= this.slice - tolerance - 1e-9 * this.tick);
@@ -631,7 +634,7 @@ export class PemEngine {
   }
 
   /** Taking turns: the ready ranks take the node's free cores, in order. */
-  private fillCores(node: NodeState<RankState>): void {
+  private fillCores(node: Node): void {
     node.advance(this.now);
     while (node.running < node.cores && node.ready.length > 0) {
       const rank = node.ready.shift()!;
@@ -641,7 +644,7 @@ export class PemEngine {
   }
 
   /** Taking turns: when the first of the node's running ranks has used its slice, at the tick that follows (Infinity: never). */
-  private sliceEnd(node: NodeState<RankState>, rate: number): number {
+  private sliceEnd(node: Node, rate: number): number {
     if (node.ready.length === 0 || rate <= 0) return Infinity;
     let used = 0;
     for (let i = 0; i < node.running; i++) used = Math.max(used, sliceUsedNow(node.heapRank[i], node));
@@ -670,7 +673,7 @@ export class PemEngine {
    * Marks the node's next finish as changed. One event usually changes it twice (a burst ends, the
    * rank's next burst starts at the same time): it is queued once, when the event is done.
    */
-  private scheduleNode(node: NodeState<RankState>): void {
+  private scheduleNode(node: Node): void {
     if (node.rescheduled) return;
     node.rescheduled = true;
     this.rescheduled[this.rescheduledCount++] = node;
@@ -687,7 +690,7 @@ export class PemEngine {
   }
 
   /** Queues the node's next finish under a new version, which makes its earlier entries stale. */
-  private queueNextFinish(node: NodeState<RankState>): void {
+  private queueNextFinish(node: Node): void {
     node.version++;
     if (node.running === 0) return;
     const left = node.nextFinish() - node.served;
@@ -861,7 +864,7 @@ export class PemEngine {
   }
 
   /** The rank polls in a loop until its wait ends: it takes `share` of a running rank's CPU on its node. */
-  private startPolling(rank: RankState, node: NodeState<RankState>, time: number, share: number): void {
+  private startPolling(rank: RankState, node: Node, time: number, share: number): void {
     node.advance(time);
     rank.pollShare = share;
     node.pollShares += share;

@@ -124,6 +124,9 @@ export function parseMapText(text: string, file: string): number[] {
   });
 }
 
+/** Message sizes whose one-way time a scenario's network keeps (engineNetwork). */
+const ONE_WAY_SIZES_KEPT = 4096;
+
 /**
  * The engine's network: inter-node messages from `table`; intra-node ones from its intraNode
  * list when it has one, else from the traced table (changing the network leaves shared memory as
@@ -138,7 +141,8 @@ export function parseMapText(text: string, file: string): number[] {
 export function engineNetwork(table: CommTable, traced: CommTable, tracerStays = false, preconnected = false): EngineNetwork {
   const intra = table.intraNode?.length ? table : traced;
   const sharing = table.sharedCore?.length ? table : traced;
-  // A program sends a few sizes of message millions of times: each size is interpolated once.
+  // A program sends a few sizes of message millions of times: each size is interpolated once,
+  // up to ONE_WAY_SIZES_KEPT of them, so that one sending ever new sizes keeps memory flat.
   const known = new Map<number, number>();
   return {
     eagerLimitBytes: table.eagerLimitBytes,
@@ -148,7 +152,7 @@ export function engineNetwork(table: CommTable, traced: CommTable, tracerStays =
       let seconds = known.get(key);
       if (seconds === undefined) {
         seconds = sameNode ? oneWaySeconds(intra, bytes, true) : oneWaySeconds(table, bytes, false);
-        known.set(key, seconds);
+        if (known.size < ONE_WAY_SIZES_KEPT) known.set(key, seconds);
       }
       return seconds;
     },
