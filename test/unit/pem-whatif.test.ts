@@ -13,7 +13,7 @@ import { whatIfForPanel, whatIfOptions } from '../../server/src/lsp/panelViews';
 import { loadCommTable, modelCommTable } from '../../server/src/network/commTable';
 import { recordTrace, recorderEnv } from '../../server/src/mpi/recordTrace';
 import { mpirunArgv, runMpi } from '../../server/src/mpi/launch';
-import { collectiveWork, identityWarning, lowQuantile, predictScenarios, rankStartSeconds, resumeCosts, takeRecordedSmallest } from '../../server/src/pem';
+import { collectiveWork, identityWarning, lowQuantile, predictScenarios, rankStartSeconds, resumeCosts, shareWaitWork, takeRecordedSmallest } from '../../server/src/pem';
 import { communicatorRanks, openOtf2Archive, openRankEvents } from '../../server/src/trace/otf2Archive';
 import { EV_BUFFER_FLUSH, EV_ENTER, EV_LEAVE, EV_METRIC, EV_MPI_COLLECTIVE_END, EV_MPI_IRECV, EV_MPI_IRECV_REQUEST, EV_MPI_ISEND, EV_MPI_ISEND_COMPLETE, EV_MPI_RECV, EV_MPI_SEND } from '../../server/src/trace/otf2Events';
 import { CALLS_KEPT_PER_REGION, cpuTimeMetrics, isResumedCall, Otf2RankStream } from '../../server/src/pem/otf2Ops';
@@ -328,6 +328,17 @@ test("each call's work is the recorder's smallest over the whole run, where the 
   const inCall = new Map([[3, 70e-9], [5, 77e-9], [7, 500e-9]]);
   takeRecordedSmallest(archive, inCall, new Set([7]));
   assert.deepEqual([...inCall], [[3, 66e-9], [5, 28e-9], [7, 500e-9]]);
+});
+
+test("every kind of wait costs the smallest wait's work: a kind whose every call waited shows no work of its own", () => {
+  // The pipeline's 2/1 trace: each MPI_Waitsome yielded to its receiver, MPI_Waitany did not always.
+  const regions = new Map([[1, 'MPI_Waitsome'], [2, 'MPI_Waitany'], [3, 'MPI_Waitall'], [4, 'MPI_Test'], [5, 'MPI_Isend'], [6, 'MPI_Wait'], [7, 'MPI_Reduce']]);
+  const inCall = new Map([[1, 6.49e-6], [2, 2.08e-6], [3, 3.47e-6], [4, 0.07e-6], [5, 0.43e-6], [6, 2.5e-6], [7, 16.67e-6]]);
+  shareWaitWork(regions, inCall);
+  assert.deepEqual([...inCall], [[1, 2.08e-6], [2, 2.08e-6], [3, 2.08e-6], [4, 0.07e-6], [5, 0.43e-6], [6, 2.08e-6], [7, 16.67e-6]], 'tests, sends and collectives keep their own');
+  const noWaits = new Map([[5, 0.43e-6]]);
+  shareWaitWork(regions, noWaits);
+  assert.deepEqual([...noWaits], [[5, 0.43e-6]], 'a trace without waits is left alone');
 });
 
 test("a collective's work is its last members' median, not its luckiest call", () => {
