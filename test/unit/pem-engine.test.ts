@@ -731,6 +731,21 @@ test('taking turns, a receive whose message is there copies it on the core it ho
   close(waits[1], 12 + 0.5 + 4, 'then rank 1 takes it back and copies');
 });
 
+test("ranks start at their own start times on a shared core, whatever their order: rank 0's late start does not hold back rank 1's early one", () => {
+  // One core; rank 1 starts at 0 and computes 2, rank 0 starts at 5 and computes 2: they never meet.
+  const solo = (compute: number) => [op(OpKind.End, { compute })];
+  for (const net of [INSTANT, { ...INSTANT, schedulerTickSeconds: 4, schedulerSliceSeconds: 1 }]) {
+    const { result } = run([solo(2), solo(2)], [0, 0], [1], net, { startSeconds: [5, 0] });
+    close(result.finishSeconds[1], 2, `rank 1 alone from 0 (slice ${net.schedulerSliceSeconds ?? 'none'})`);
+    close(result.finishSeconds[0], 7, `rank 0 alone from 5 (slice ${net.schedulerSliceSeconds ?? 'none'})`);
+  }
+  // Rank 1 starts at 1 while rank 2 (from 0) still computes: they share until rank 1 is done at 3; rank 0 from 6.
+  const shared = run([solo(1), solo(1), solo(3)], [0, 0, 0], [1], INSTANT, { startSeconds: [6, 1, 0] }).result;
+  close(shared.finishSeconds[1], 3, 'rank 1 shares from 1');
+  close(shared.finishSeconds[2], 4, 'rank 2 alone until 1, sharing until 3, alone again');
+  close(shared.finishSeconds[0], 7, 'rank 0 alone from 6');
+});
+
 test('a rank polling in a loop takes its core for a poll at each turn: a share of its poll over the computation between blocking calls', () => {
   // Node 0 has one core for ranks 0 and 1; rank 2 on node 1 sends to 0 at 1 and to 1 at 51.
   // Rank 0 blocks at 0, then computes 8 from 1; rank 1 computes 2 (at half speed from 1, done

@@ -64,18 +64,23 @@ const names = second ? [...first.keys()].filter((name) => second.has(name)) : [.
 const missing = second ? [...first.keys()].filter((name) => !second.has(name)) : [];
 if (missing.length > 0) process.stderr.write(`compare.mjs: not in ${after}, left out: ${missing.join(', ')}\n`);
 
-const totals = { traced: [0, 0], untraced: [0, 0], cases: 0 };
+const totals = { traced: [0, 0], untraced: [0, 0], cases: 0, tracedError: [0, 0], untracedError: [0, 0] };
 for (const name of names) {
   const counts = [first, second].filter(Boolean).map((runs) => `${count(runs.get(name), 'targetComputeErrorPercent')} / ${count(runs.get(name), 'untracedTargetErrorPercent')}`);
   process.stdout.write(`${name}: ${counts.join(' → ')} of ${first.get(name).length}\n`);
   [first, second].filter(Boolean).forEach((runs, i) => {
     totals.traced[i] += count(runs.get(name), 'targetComputeErrorPercent');
     totals.untraced[i] += count(runs.get(name), 'untracedTargetErrorPercent');
+    for (const row of runs.get(name)) {
+      totals.tracedError[i] += Math.abs(row.targetComputeErrorPercent);
+      totals.untracedError[i] += Math.abs(row.untracedTargetErrorPercent);
+    }
   });
   totals.cases += first.get(name).length;
 }
 const arrow = (pair) => (second ? `${pair[0]} → ${pair[1]}` : `${pair[0]}`);
-process.stdout.write(`all ${names.length} runs: traced targets within ${GOAL_PERCENT}% ${arrow(totals.traced)}, untraced ${arrow(totals.untraced)}, of ${totals.cases}\n\n`);
+const meanError = (sums) => sums.map((sum) => `${(sum / totals.cases).toFixed(2)}%`);
+process.stdout.write(`all ${names.length} runs: traced targets within ${GOAL_PERCENT}% ${arrow(totals.traced)}, untraced ${arrow(totals.untraced)}, of ${totals.cases}; mean |error| traced ${arrow(meanError(totals.tracedError))}, untraced ${arrow(meanError(totals.untracedError))}\n\n`);
 
 const pick = (runs) => byCase(new Map(names.map((name) => [name, runs.get(name)])));
 const casesBefore = pick(first);

@@ -130,6 +130,8 @@ const BLOCKED = 2;
 const DONE = 3;
 /** Off its core before its operation (PemOp.offCpuSeconds): no CPU, no turn. */
 const OFF_CPU = 4;
+/** Not started yet (EngineInput.startSeconds): still in MPI_Init, polling like a waiting rank. */
+const STARTING = 5;
 
 /** Taking turns: the CPU a running rank has used of its slice, up to its node's present. */
 const sliceUsedNow = (rank: RankState, node: Node) => rank.sliceUsed + node.served - rank.coreServed;
@@ -509,7 +511,12 @@ export class PemEngine {
       for (const rank of this.ranks) {
         const start = this.input.startSeconds?.[rank.rank] ?? 0;
         rank.pw = start;
-        this.nextOp(rank, start);
+        // A later start is an event, taken in time order with the bursts before it: started here,
+        // a rank would start at the node's clock, which an earlier rank's later start had moved on.
+        if (start > 0) {
+          rank.status = STARTING;
+          this.queue.push(start, rankEventId(rank.rank), 0);
+        } else this.nextOp(rank, start);
       }
     }
     const queue = this.queue;
@@ -534,6 +541,11 @@ export class PemEngine {
         this.completeBursts(node, time);
       } else {
         const rank = this.ranks[-1 - id];
+        if (rank.status === STARTING) {
+          rank.status = 0;
+          this.nextOp(rank, time);
+          continue;
+        }
         // A rank back from a wait or from off its core starts a new slice.
         rank.sliceUsed = 0;
         if (rank.status === OFF_CPU) {
