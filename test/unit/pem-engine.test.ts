@@ -173,27 +173,6 @@ test('collective rounds: the messages each member exchanges, by algorithm', () =
   assert.match(problems.join(), /communicator 9, which the trace does not define; taken as all ranks/);
 });
 
-test("a collective's resumption cost is shared by its rounds' receives, and leaves no trace on the next collective", () => {
-  const members = [0, 1, 2, 3, 4, 5, 6, 7];
-  const stream = collectiveRounds(
-    arrayStream([op(OpKind.Collective, { collective: COLL_ALLREDUCE, sizeSent: 8, resumeSeconds: 9e-6 }), op(OpKind.Collective, { collective: COLL_BARRIER }), op(OpKind.End)]),
-    0,
-    new Map([[0, members]]),
-    members,
-    1000,
-    assert.fail,
-  );
-  const first: PemOp[] = [];
-  for (let o = stream.next(); o && first.length < 6; o = stream.next()) first.push({ ...o } as PemOp);
-  // Recursive doubling on 8: three rounds, each a send and a receive.
-  assert.deepEqual(first.map((o) => o.kind), [OpKind.Send, OpKind.Recv, OpKind.Send, OpKind.Recv, OpKind.Send, OpKind.Recv]);
-  for (const o of first) {
-    if (o.kind === OpKind.Recv) close(o.resumeSeconds!, 3e-6, 'a third to each receive');
-    else assert.equal(o.resumeSeconds, undefined, 'sends wait for nothing');
-  }
-  for (let o = stream.next(); o && o.kind !== OpKind.End; o = stream.next()) assert.equal(o.resumeSeconds, undefined, "the barrier's rounds, in the same reused operations");
-});
-
 test('the rounds a call cannot avoid, along one chain', () => {
   const costs = new CollectiveCosts([0, 0, 1, 1], (_bytes, same) => (same ? 0 : 1));
   // Allreduce, recursive doubling on 4 ranks in 2 nodes: the partner at distance 1 is on the same node, at 2 on the other.

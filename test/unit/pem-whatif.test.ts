@@ -402,33 +402,6 @@ test("the tracer's cost per gap ('auto') is not set by a gap the CPU clock misse
   assert.equal(lowQuantile([]), 0);
 });
 
-test("a collective whose call waited off its core is a resumed call of its kind, counted without its rounds, and its kind's resumption cost reaches its operations", async () => {
-  // Four halo ranks on one core: while one computes, the others wait in MPI_Allreduce for it.
-  const summary = await recordTrace({ np: 4, outDir: path.join(WORK, 'halo-one-core'), program: 'taskset', args: ['-c', '0', path.join(MPI_BUILD, 'halo'), '40000', '30'] });
-  assert.equal(summary.truncated, undefined);
-  const archive = openOtf2Archive(summary.archive);
-  const comms = communicatorRanks(archive.defs);
-  const allreduce = [...archive.defs.regions].find(([, name]) => name === 'MPI_Allreduce')![0];
-  let resumed = 0;
-  for (const rank of archive.ranks) {
-    const rounds = 0.5e-6;
-    const stream = new Otf2RankStream(archive, rank, comms, cpuTimeMetrics(archive), 0, { unavoidableSeconds: (op) => (op.kind === OpKind.Collective ? rounds : 0), resumeCost: new Map([[allreduce, 7e-6]]) });
-    let collectives = 0;
-    for (let op = stream.next(); op; op = stream.next()) {
-      if (op.kind !== OpKind.Collective) continue;
-      collectives++;
-      if (op.comm === 0) assert.equal(op.resumeSeconds, 7e-6, `rank ${rank.rank}: its kind's resumption cost`);
-    }
-    assert.ok(collectives >= 30, `rank ${rank.rank}: ${collectives} collectives`);
-    const cpu = stream.facts.resumedCallCpu.get(allreduce) ?? [];
-    const work = stream.facts.collectiveCalls.get(allreduce)!.work;
-    // A resumed call's CPU is kept less its rounds, as its kind's work is: it is one of the calls' works.
-    for (const seconds of cpu) assert.ok(work.includes(seconds), `rank ${rank.rank}: ${seconds} s is not a call's work less its rounds`);
-    resumed += cpu.length;
-  }
-  assert.ok(resumed > 0, 'some MPI_Allreduce waited off its core');
-});
-
 test("after a wait of 5 µs or more the recorder really reads the CPU clock; 'auto' removes that read's extra cost from the gap after it", async () => {
   // Four ranks ping-ponging on one core: every receive waits for the other pair's turn. 1,500
   // round trips: how many real reads a short gap follows moves with this VM's phase (of 400 round

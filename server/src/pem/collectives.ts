@@ -111,21 +111,6 @@ const toRoot = (op: number) => op === COLL_REDUCE || op === COLL_GATHER || op ==
 const inBlocks = (op: number) => op === COLL_SCATTER || op === COLL_SCATTERV || op === COLL_GATHER || op === COLL_GATHERV;
 
 /**
- * Spreads a collective's resumption cost (PemOp.resumeSeconds: what its calls that waited off
- * their core cost beyond its work) over the receives of its first `count` rounds' operations, where
- * it may wait: each round that really waits charges at least the switch, so the call as a whole
- * costs what the trace's did. In a halo's 8/1 trace MPI_Allreduce took 26–33 µs of CPU (medians
- * per rank), its work 16 µs and three rounds' switches about 5 µs: its early members poll
- * through their wait in turns on the saturated core.
- */
-function shareResumption(ops: PemOp[], count: number, resumeSeconds: number | undefined): void {
-  let receives = 0;
-  for (let k = 0; k < count; k++) if (ops[k].kind === OpKind.Recv || ops[k].kind === OpKind.Wait) receives++;
-  const share = resumeSeconds && receives > 0 ? resumeSeconds / receives : undefined;
-  for (let k = 0; k < count; k++) ops[k].resumeSeconds = ops[k].kind === OpKind.Recv || ops[k].kind === OpKind.Wait ? share : undefined;
-}
-
-/**
  * `stream` with each Collective replaced by the point-to-point operations of its rounds as world
  * rank `rank` performs them (blocking calls, or Irecv + Isend + Wait for an exchange). The
  * collective's computation comes first; the payload is what this rank recorded (m, or the
@@ -228,7 +213,6 @@ export function collectiveRounds(
       expand(op);
       if (ready === 0) emit(OpKind.KeepAlive, op, -1, 0);
       pool[0].compute = op.compute;
-      shareResumption(pool, ready, op.resumeSeconds);
       return pool[nextReady++];
     },
   };

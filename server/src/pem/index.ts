@@ -441,10 +441,10 @@ export function collectiveWork(work: number[], members: readonly number[]): numb
 const RESUMED_MIN_CALLS = 20;
 
 /**
- * What a resumption after a real wait costs a receive, wait or collective of each kind on a shared
- * core, from the calls of that kind that resumed (`resumed`, their CPU, a collective's less its
- * rounds; otf2Ops.isResumedCall): their median less the kind's work (`inCall`, charged apart), for
- * kinds with RESUMED_MIN_CALLS of them or more. The engine charges it where it is more than the table's switch (EngineNetwork.switchIn,
+ * What a resumption after a real wait costs a receive or wait of each kind on a shared core,
+ * from the calls of that kind that resumed (`resumed`, their CPU; otf2Ops.isResumedCall): their
+ * median less the kind's work (`inCall`, charged apart), for kinds with RESUMED_MIN_CALLS of them
+ * or more. The engine charges it where it is more than the table's switch (EngineNetwork.switchIn,
  * the calibrated relaying turn, one 0-byte message in a hot loop): in the unshaped network's halo
  * a rank resuming reads the two or three messages that came while its core-mate computed, with
  * the caches the computation left, 19–27 µs against a turn of 6–7.5 µs (docs/pem.md, "Taking a

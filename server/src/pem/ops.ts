@@ -68,8 +68,7 @@ export class PemOp {
   /**
    * Recv, Wait: CPU a resumption after a real wait costs on a shared core, from the trace (the
    * median of its kind's calls that were off their core for most of a long wait, less the kind's
-   * smallest: TraceOpsOptions.resumeCost); the engine charges at least its switch. Collective: the
-   * same for the whole call, which its rounds' receives share (collectives.ts). Absent on most
+   * smallest: TraceOpsOptions.resumeCost); the engine charges at least its switch. Absent on most
    * operations, as offCpuSeconds.
    */
   resumeSeconds?: number;

@@ -546,7 +546,7 @@ export class Otf2RankStream implements RankStream {
         op.request = this.syntheticRequest--;
         this.regionCompletions.push(op.request);
       }
-      if ((op.kind === OpKind.Recv || op.kind === OpKind.Collective) && call.resumeCost > 0) op.resumeSeconds = call.resumeCost;
+      if (op.kind === OpKind.Recv && call.resumeCost > 0) op.resumeSeconds = call.resumeCost;
       this.emit(op);
     }
     if (this.regionCompletions.length > 0) {
@@ -577,8 +577,7 @@ export class Otf2RankStream implements RankStream {
       let work = cpuSeconds;
       if (this.options.unavoidableSeconds) for (let i = 0; i < count; i++) work -= this.options.unavoidableSeconds(ops[i]);
       work = Math.max(0, work);
-      const collective = count > 0 && ops[0].kind === OpKind.Collective;
-      if (this.options.unavoidableSeconds && collective) {
+      if (this.options.unavoidableSeconds && count > 0 && ops[0].kind === OpKind.Collective) {
         this.facts.collectiveRegions.add(call.id);
         let calls = this.facts.collectiveCalls.get(call.id);
         if (!calls) this.facts.collectiveCalls.set(call.id, (calls = { work: [], members: [] }));
@@ -591,11 +590,10 @@ export class Otf2RankStream implements RankStream {
         call.smallestSeen = work;
         this.facts.smallestCallCpu.set(call.id, work);
       }
-      if (this.options.unavoidableSeconds && (this.regionRecvs || this.regionCompletions.length > 0 || collective) && isResumedCall((time - this.regionStartWall) * this.secondsPerTick, cpuSeconds)) {
+      if (this.options.unavoidableSeconds && (this.regionRecvs || this.regionCompletions.length > 0) && isResumedCall((time - this.regionStartWall) * this.secondsPerTick, cpuSeconds)) {
         let resumed = this.facts.resumedCallCpu.get(call.id);
         if (!resumed) this.facts.resumedCallCpu.set(call.id, (resumed = []));
-        // A collective's kind costs its work without its rounds (collectiveWork), and so do its resumed calls.
-        if (resumed.length < CALLS_KEPT_PER_REGION) resumed.push(collective ? work : cpuSeconds);
+        if (resumed.length < CALLS_KEPT_PER_REGION) resumed.push(cpuSeconds);
       }
     }
     // A call without MPI records costs its own duration, like computation.
