@@ -4,8 +4,9 @@
 //   (change the model, npx tsc -p ., the same into AFTER/)
 //   node validation/pem/compare.mjs BEFORE [AFTER]
 // BEFORE and AFTER hold validate.mjs results files, one per kept run, with the same names. Prints
-// per run the targets within 5% (traced / untraced), and per case the mean error and the runs it
-// misses in; with AFTER, both, and the cases whose mean moved by more than 0.1 point.
+// per run the targets within 5% (traced / untraced), over all runs the mean |error|, and per case
+// that misses in some run its mean error and the runs it misses in; with AFTER, both, and the
+// cases whose mean moved by more than 0.1 point.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -64,23 +65,33 @@ const names = second ? [...first.keys()].filter((name) => second.has(name)) : [.
 const missing = second ? [...first.keys()].filter((name) => !second.has(name)) : [];
 if (missing.length > 0) process.stderr.write(`compare.mjs: not in ${after}, left out: ${missing.join(', ')}\n`);
 
-const totals = { traced: [0, 0], untraced: [0, 0], cases: 0, tracedError: [0, 0], untracedError: [0, 0] };
-for (const name of names) {
-  const counts = [first, second].filter(Boolean).map((runs) => `${count(runs.get(name), 'targetComputeErrorPercent')} / ${count(runs.get(name), 'untracedTargetErrorPercent')}`);
-  process.stdout.write(`${name}: ${counts.join(' → ')} of ${first.get(name).length}\n`);
-  [first, second].filter(Boolean).forEach((runs, i) => {
-    totals.traced[i] += count(runs.get(name), 'targetComputeErrorPercent');
-    totals.untraced[i] += count(runs.get(name), 'untracedTargetErrorPercent');
-    for (const row of runs.get(name)) {
-      totals.tracedError[i] += Math.abs(row.targetComputeErrorPercent);
-      totals.untracedError[i] += Math.abs(row.untracedTargetErrorPercent);
-    }
-  });
-  totals.cases += first.get(name).length;
+/** A run's targets within the goal and its summed |error|, traced and untraced. */
+function summary(rows) {
+  const sum = (key) => rows.reduce((total, row) => total + Math.abs(row[key]), 0);
+  return {
+    traced: count(rows, 'targetComputeErrorPercent'),
+    untraced: count(rows, 'untracedTargetErrorPercent'),
+    tracedError: sum('targetComputeErrorPercent'),
+    untracedError: sum('untracedTargetErrorPercent'),
+  };
 }
-const arrow = (pair) => (second ? `${pair[0]} → ${pair[1]}` : `${pair[0]}`);
-const meanError = (sums) => sums.map((sum) => `${(sum / totals.cases).toFixed(2)}%`);
-process.stdout.write(`all ${names.length} runs: traced targets within ${GOAL_PERCENT}% ${arrow(totals.traced)}, untraced ${arrow(totals.untraced)}, of ${totals.cases}; mean |error| traced ${arrow(meanError(totals.tracedError))}, untraced ${arrow(meanError(totals.untracedError))}\n\n`);
+
+const models = second ? [first, second] : [first];
+const totals = models.map(() => ({ traced: 0, untraced: 0, tracedError: 0, untracedError: 0 }));
+let cases = 0;
+for (const name of names) {
+  const runs = models.map((runsOf) => summary(runsOf.get(name)));
+  process.stdout.write(`${name}: ${runs.map((run) => `${run.traced} / ${run.untraced}`).join(' → ')} of ${first.get(name).length}\n`);
+  runs.forEach((run, i) => {
+    for (const key of Object.keys(run)) totals[i][key] += run[key];
+  });
+  cases += first.get(name).length;
+}
+const across = (show) => totals.map(show).join(' → ');
+process.stdout.write(
+  `all ${names.length} runs: traced targets within ${GOAL_PERCENT}% ${across((t) => t.traced)}, untraced ${across((t) => t.untraced)}, of ${cases}; ` +
+    `mean |error| traced ${across((t) => `${(t.tracedError / cases).toFixed(2)}%`)}, untraced ${across((t) => `${(t.untracedError / cases).toFixed(2)}%`)}\n\n`,
+);
 
 const pick = (runs) => byCase(new Map(names.map((name) => [name, runs.get(name)])));
 const casesBefore = pick(first);

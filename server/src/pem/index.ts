@@ -415,7 +415,7 @@ const WAIT_CALL = /^MPI_Wait(all|any|some)?$/;
  * its rendezvous sends needed (wall 258 µs and more): its smallest took 6.49 µs of CPU, where at
  * 2/2 it took 1.21 µs and that trace's MPI_Waitany 2.08 µs, so a 2/2 prediction from the 2/1
  * trace was charged 5 µs too much per call (on 19 kept runs, +3.4% on average; docs/pem.md,
- * Accuracy, 2026-11-26 16:20).
+ * Accuracy, 2026-11-26 16:00).
  */
 export function shareWaitWork(regions: ReadonlyMap<number, string>, inCall: Map<number, number>): void {
   const waits = [...inCall.keys()].filter((region) => WAIT_CALL.test(regions.get(region) ?? ''));
