@@ -746,21 +746,39 @@ test("ranks start at their own start times on a shared core, whatever their orde
   close(shared.finishSeconds[0], 7, 'rank 0 alone from 6');
 });
 
+/**
+ * Node 0 has one core for ranks 0 and 1; rank 2 on node 1 sends to 0 at 1 and to 1 at 51.
+ * Rank 0 blocks at 0, then computes 8 from 1; rank 1 computes 2 (at half speed from 1, done
+ * at 3), then waits, in a loop of polls of `pollInterval` when it is given.
+ */
+const pollingWorkload = (pollInterval?: number) => [
+  [op(OpKind.Recv, { peer: 2 }), op(OpKind.End, { compute: 8 })],
+  [op(OpKind.Irecv, { compute: 2, peer: 2, request: 1 }), op(OpKind.Wait, { requests: [1], ...(pollInterval ? { pollInterval } : {}) }), op(OpKind.End)],
+  [op(OpKind.Send, { compute: 1, peer: 0 }), op(OpKind.Send, { compute: 50, peer: 1 }), op(OpKind.End)],
+];
+
 test('a rank polling in a loop takes its core for a poll at each turn: a share of its poll over the computation between blocking calls', () => {
-  // Node 0 has one core for ranks 0 and 1; rank 2 on node 1 sends to 0 at 1 and to 1 at 51.
-  // Rank 0 blocks at 0, then computes 8 from 1; rank 1 computes 2 (at half speed from 1, done
-  // at 3), then waits in a loop of polls of 0.5. By then the node computed 2 over 2 blocking
-  // calls, so the poller weighs 0.5 / (2 / 2) = 0.5 against rank 0's 1: rank 0's 7 left take
-  // 7 × 1.5 = 10.5, to 13.5; without the loop they take 7, to 10.
-  const workload = (pollInterval?: number) => [
-    [op(OpKind.Recv, { peer: 2 }), op(OpKind.End, { compute: 8 })],
-    [op(OpKind.Irecv, { compute: 2, peer: 2, request: 1 }), op(OpKind.Wait, { requests: [1], ...(pollInterval ? { pollInterval } : {}) }), op(OpKind.End)],
-    [op(OpKind.Send, { compute: 1, peer: 0 }), op(OpKind.Send, { compute: 50, peer: 1 }), op(OpKind.End)],
-  ];
-  const polling = run(workload(0.5), [0, 0, 1], [1, 1], INSTANT);
+  // With polls of 0.5: by 3 the node computed 2 over 2 blocking calls, so the poller weighs
+  // 0.5 / (2 / 2) = 0.5 against rank 0's 1: rank 0's 7 left take 7 × 1.5 = 10.5, to 13.5;
+  // without the loop they take 7, to 10.
+  const polling = run(pollingWorkload(0.5), [0, 0, 1], [1, 1], INSTANT);
   close(polling.result.finishSeconds[0], 13.5, 'the computing rank beside the poller');
   close(polling.result.finishSeconds[1], 51, 'the poller, when its message comes');
-  const blocked = run(workload(), [0, 0, 1], [1, 1], INSTANT);
+  const blocked = run(pollingWorkload(), [0, 0, 1], [1, 1], INSTANT);
   close(blocked.result.finishSeconds[0], 10, 'the computing rank beside a blocked rank');
   close(blocked.result.finishSeconds[1], 51, 'the blocked rank');
+});
+
+test("each rank's CPU in the replay: its computations, and its calls' copies and the polls its loops took from a computing rank", () => {
+  // Rank 1's loop polls from 3 while rank 0 computes its last 7, at a weight of 0.5 against rank 0's 1.
+  const polling = run(pollingWorkload(0.5), [0, 0, 1], [1, 1], INSTANT).result;
+  assert.deepEqual(polling.computeCpuSeconds, [8, 2, 51]);
+  close(polling.callCpuSeconds[1], 3.5, 'the loop took half of what rank 0 got from 3 to 13.5');
+  close(polling.callCpuSeconds[0] + polling.callCpuSeconds[2], 0, 'no copies, no polls');
+  close(run(pollingWorkload(), [0, 0, 1], [1, 1], INSTANT).result.callCpuSeconds[1], 0, 'a blocked rank takes none');
+  // A message of 4000 bytes inside a node: the receiver copies it (4 of CPU) after the latency of 1.
+  const shm: EngineNetwork = { eagerLimitBytes: 1 << 30, oneWay: (bytes, same) => (same ? 1 + bytes / 1000 : 5) };
+  const copied = run([[op(OpKind.Send, { compute: 3, peer: 1, bytes: 4000 }), op(OpKind.End)], [op(OpKind.Recv, { peer: 0, bytes: 4000 }), op(OpKind.End, { compute: 2 })]], [0, 0], [1], shm).result;
+  assert.deepEqual(copied.computeCpuSeconds, [3, 2]);
+  assert.deepEqual(copied.callCpuSeconds, [0, 4]);
 });

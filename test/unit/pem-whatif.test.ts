@@ -90,6 +90,11 @@ test('whatif --json: the shape the issue specifies, one scenario per placement Ã
       assert.deepEqual(Object.keys(s), ['placement', 'network', 'predictedSeconds', 'perRank', 'criticalPath']);
       assert.equal(s.perRank.length, np);
       assert.ok(s.perRank.every((r: { finishSeconds: number }) => Number.isFinite(r.finishSeconds) && r.finishSeconds <= s.predictedSeconds));
+      // A rank runs on one core at most: the CPU the replay gave it fits in its time, and it computed.
+      for (const r of s.perRank as { rank: number; finishSeconds: number; computeCpuSeconds: number; callCpuSeconds: number }[]) {
+        assert.ok(r.computeCpuSeconds > 0 && r.callCpuSeconds >= 0, `${program} rank ${r.rank}: ${r.computeCpuSeconds}, ${r.callCpuSeconds}`);
+        assert.ok(r.computeCpuSeconds + r.callCpuSeconds <= r.finishSeconds + 1e-9, `${program} rank ${r.rank}: CPU ${r.computeCpuSeconds + r.callCpuSeconds} in ${r.finishSeconds}`);
+      }
       const c = s.criticalPath;
       assert.ok(Math.abs(c.computeSeconds + c.commSeconds + c.waitSeconds - s.predictedSeconds) < 1e-9 * Math.max(1, s.predictedSeconds), `${program}: critical path adds up`);
     }

@@ -4,6 +4,10 @@
 // each), its ranks' CPU over that span, the part inside MPI calls and the five calls with the
 // most. A node near 100% is saturated: the run's time is then its CPU, whatever the ranks did
 // with it (a rank waiting in MPI with mpi_yield_when_idle still spins between its yields).
+// Beside it, the replay's: the trace predicted for its own placement with its own computations
+// and the kept run's table (DIR/measured.json), its nodes' CPU (the ranks' computations, and
+// their calls' work, switches back and polls, ScenarioResult.perRank): on a saturated node, CPU
+// the replay does not give is time it cannot predict.
 
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
@@ -12,7 +16,9 @@ import { tracesWithCpuClock } from './trace-args.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(import.meta.url);
+const fs = require('node:fs');
 const { openRankEvents } = require(path.join(root, 'out/server/src/trace/otf2Archive.js'));
+const { predictScenarios } = require(path.join(root, 'out/server/src/pem/index.js'));
 const ev = require(path.join(root, 'out/server/src/trace/otf2Events.js'));
 
 const nodes = Number(process.env.NODES ?? 2);
@@ -54,8 +60,28 @@ for (const { trace, archive, cpuMetrics } of tracesWithCpuClock('core-cpu.mjs'))
   }
   const span = last - first;
   process.stdout.write(`${trace}: span ${ms(span)} ms\n`);
+  const replay = await replayedCpu(trace, ranks);
   perNode.forEach((node, i) => {
     const top = [...node.byCall].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([name, spent]) => `${name} ${ms(spent)}`);
     process.stdout.write(`  node ${i}: CPU ${ms(node.cpu)} ms (${((node.cpu / span) * 100).toFixed(0)}%), in calls ${ms(node.inCalls)} ms: ${top.join(', ')}\n`);
+    if (replay) process.stdout.write(`    replay: CPU ${ms(replay.perNode[i].compute + replay.perNode[i].calls)} ms (${ms(replay.seconds)} ms predicted), in calls ${ms(replay.perNode[i].calls)} ms\n`);
   });
+}
+
+/** The replay's CPU per node, or undefined (said on stderr) when the trace's kept run has no table. */
+async function replayedCpu(trace, ranks) {
+  const table = path.join(path.dirname(path.dirname(path.resolve(trace))), 'measured.json');
+  if (!fs.existsSync(table)) {
+    process.stderr.write(`${trace}: no replay, ${table} does not exist (validate.mjs --keep DIR makes it)\n`);
+    return undefined;
+  }
+  const tracedNetwork = JSON.parse(fs.readFileSync(table, 'utf8')).traced;
+  const [scenario] = (await predictScenarios(trace, [{}], { tracedNetwork, coresPerNode: 1, computeFrom: trace })).scenarios;
+  const perNode = Array.from({ length: nodes }, () => ({ compute: 0, calls: 0 }));
+  for (const r of scenario.perRank) {
+    const node = perNode[Math.floor((r.rank * nodes) / ranks)];
+    node.compute += r.computeCpuSeconds;
+    node.calls += r.callCpuSeconds;
+  }
+  return { seconds: scenario.predictedSeconds, perNode };
 }

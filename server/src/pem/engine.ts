@@ -118,6 +118,9 @@ export interface CriticalPath {
 export interface EngineResult {
   predictedSeconds: number;
   finishSeconds: number[];
+  /** Per rank, the CPU the replay gave its computations, and its calls (their work, switches back onto the core, and what its polling loops took from the ranks computing beside them). */
+  computeCpuSeconds: number[];
+  callCpuSeconds: number[];
   criticalPath: CriticalPath;
   operations: number;
   /** Events that could not be simulated (deadlocks, unknown requests), counted and explained. */
@@ -159,8 +162,12 @@ const EAGER_SENT: Completion = Object.assign(new Completion(), { resolved: true,
 
 class RankState {
   status = 0;
-  /** While it waits in a polling loop: the weight of its polls in its node's sharing (NodeState.pollShares). */
+  /** While it waits in a polling loop: the weight of its polls in its node's sharing (NodeState.pollShares), and NodeState.served when it started. */
   pollShare = 0;
+  pollServed = 0;
+  /** EngineResult.computeCpuSeconds and callCpuSeconds. */
+  computeCpu = 0;
+  callCpu = 0;
   op: PemOp | undefined;
   burstStart = 0;
   burstCpu = 0;
@@ -588,6 +595,8 @@ export class PemEngine {
     return {
       predictedSeconds: last ? last.finish : 0,
       finishSeconds: this.ranks.map((r) => r.finish),
+      computeCpuSeconds: this.ranks.map((r) => r.computeCpu),
+      callCpuSeconds: this.ranks.map((r) => r.callCpu),
       criticalPath: { computeSeconds: last?.pc ?? 0, commSeconds: last?.pm ?? 0, waitSeconds: last?.pw ?? 0 },
       operations: this.operations,
       problems,
@@ -612,8 +621,10 @@ export class PemEngine {
       if (rank.resuming) {
         node.resuming--;
         rank.pm += rank.burstCpu;
+        rank.callCpu += rank.burstCpu;
       } else {
         rank.pc += rank.burstCpu;
+        rank.computeCpu += rank.burstCpu;
         node.computedSeconds += rank.burstCpu;
       }
       rank.pw += time - rank.burstStart - rank.burstCpu;
@@ -879,6 +890,7 @@ export class PemEngine {
   private startPolling(rank: RankState, node: Node, time: number, share: number): void {
     node.advance(time);
     rank.pollShare = share;
+    rank.pollServed = node.served;
     node.pollShares += share;
     this.scheduleNode(node);
   }
@@ -886,6 +898,8 @@ export class PemEngine {
   private stopPolling(rank: RankState, time: number): void {
     const node = this.nodes[rank.node];
     node.advance(time);
+    // Its share of what each running rank was served since it started polling.
+    rank.callCpu += rank.pollShare * (node.served - rank.pollServed);
     // Sums of floating-point shares need not come back to exactly 0.
     node.pollShares = Math.max(0, node.pollShares - rank.pollShare);
     rank.pollShare = 0;

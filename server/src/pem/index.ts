@@ -51,7 +51,8 @@ export interface ScenarioResult {
   placement: string;
   network: string;
   predictedSeconds: number;
-  perRank: { rank: number; finishSeconds: number }[];
+  /** Each rank's finish, and the CPU the replay gave its computations and its MPI calls (EngineResult). */
+  perRank: { rank: number; finishSeconds: number; computeCpuSeconds: number; callCpuSeconds: number }[];
   criticalPath: CriticalPath;
   /** Present when the simulation could not use every event (counted reasons). */
   problems?: string[];
@@ -228,7 +229,7 @@ export async function predictScenarios(
         placement: placement.label,
         network: spec.network === undefined ? traced.name : table.name,
         predictedSeconds: result.predictedSeconds,
-        perRank: result.finishSeconds.map((finishSeconds, rank) => ({ rank, finishSeconds })),
+        perRank: result.finishSeconds.map((finishSeconds, rank) => ({ rank, finishSeconds, computeCpuSeconds: result.computeCpuSeconds[rank], callCpuSeconds: result.callCpuSeconds[rank] })),
         criticalPath: result.criticalPath,
         ...(result.problems.length > 0 ? { problems: result.problems } : {}),
       });

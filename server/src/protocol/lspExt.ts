@@ -240,7 +240,7 @@ export interface WhatIfScenarioResult {
   placement: string;
   network: string;
   predictedSeconds: number;
-  perRank: { rank: number; finishSeconds: number }[];
+  perRank: { rank: number; finishSeconds: number; computeCpuSeconds: number; callCpuSeconds: number }[];
   criticalPath: { computeSeconds: number; commSeconds: number; waitSeconds: number };
 }
 
