@@ -19,6 +19,7 @@ import { EV_BUFFER_FLUSH, EV_ENTER, EV_LEAVE, EV_METRIC, EV_MPI_COLLECTIVE_END, 
 import { CALLS_KEPT_PER_REGION, cpuTimeMetrics, isResumedCall, Otf2RankStream } from '../../server/src/pem/otf2Ops';
 import { mapPlacement, samePlacement, spreadPlacement, tracedPlacement, unpinnedOversubscribed } from '../../server/src/pem/scenario';
 import { OpKind } from '../../server/src/pem/ops';
+import { scenariosCsv } from '../../webview/src/exportFormats';
 
 const MPI_BUILD = path.join(os.tmpdir(), 'causal-lens-mpi-build');
 const WORK = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-whatif-'));
@@ -750,4 +751,35 @@ test("the panel's prediction carries a damaged trace's problems, as the CLI prin
   const cli = await whatif([trace, '--placement', '4/2', '--cores', '1']);
   assert.equal(cli.code, 1);
   assert.deepEqual(cli.err.split('\n').filter(Boolean), result.problems.map((problem) => `causal-lens whatif: ${problem}`));
+});
+
+test("the side panel's CSV export carries each rank's finish and the CPU the replay gave its computations and its calls", async () => {
+  const result = await whatIfForPanel([WORK, path.dirname(COMM_TABLE)], { trace: traces.get('pipeline')!, scenarios: [{ nodes: 1 }, { nodes: 2 }], coresPerNode: 1, tracedNetwork: COMM_TABLE, progressId: 'csv' }, () => undefined, () => false);
+  assert.ok(result.ok, result.ok ? '' : result.message);
+  // RFC 4180 cells: a network's name has commas, so it is quoted.
+  const cells = (line: string) => {
+    const out = [''];
+    let quoted = false;
+    for (let i = 0; i < line.length; i++) {
+      const c = line[i];
+      if (quoted && c === '"' && line[i + 1] === '"') out[out.length - 1] += line[++i];
+      else if (c === '"') quoted = !quoted;
+      else if (c === ',' && !quoted) out.push('');
+      else out[out.length - 1] += c;
+    }
+    return out;
+  };
+  const rows = scenariosCsv(result).trim().split('\n').map(cells);
+  assert.deepEqual(rows[0], ['placement', 'network', 'rank', 'predicted_s', 'measured_s', 'compute_s', 'comm_s', 'wait_s', 'cpu_compute_s', 'cpu_calls_s']);
+  assert.equal(rows.length, 1 + result.scenarios.length * 5, 'a row per scenario and one per rank of it');
+  for (const s of result.scenarios) {
+    const ofScenario = rows.filter((row) => row[0] === s.placement);
+    assert.deepEqual(ofScenario[0].slice(2), ['all', String(s.predictedSeconds), String(result.measuredSeconds), String(s.criticalPath.computeSeconds), String(s.criticalPath.commSeconds), String(s.criticalPath.waitSeconds), '', '']);
+    for (const r of s.perRank) {
+      const row = ofScenario.find((cells) => cells[2] === String(r.rank))!;
+      assert.deepEqual([row[3], row[8], row[9]].map(Number), [r.finishSeconds, r.computeCpuSeconds, r.callCpuSeconds]);
+      // The pipeline's stages copy 512 KiB blocks in their receives: every rank but the first spends CPU in calls.
+      if (r.rank > 0) assert.ok(r.callCpuSeconds > 0, `${s.placement} rank ${r.rank}`);
+    }
+  }
 });
