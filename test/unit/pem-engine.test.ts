@@ -782,3 +782,23 @@ test("each rank's CPU in the replay: its computations, and its calls' copies and
   assert.deepEqual(copied.computeCpuSeconds, [3, 2]);
   assert.deepEqual(copied.callCpuSeconds, [0, 4]);
 });
+
+test('when a computation ends, each rank of its core waiting in MPI takes a turn (the switch) before the core goes on; ranks in polling loops and short computations do not', () => {
+  // Node 0 has one core for ranks 0 and 1 (switch 0.5); rank 2 on node 1. Rank 0 computes 5, sends
+  // to rank 2 and computes 5 more; rank 1 waits from 0 for rank 2's message, sent at 20.
+  const net: EngineNetwork = { ...INSTANT, switchIn: () => 0.5 };
+  const workload = (first: number, wait: PemOp) => [
+    [op(OpKind.Send, { compute: first, peer: 2 }), op(OpKind.End, { compute: 5 })],
+    [op(OpKind.Irecv, { peer: 2, request: 1 }), wait, op(OpKind.End)],
+    [op(OpKind.Recv, { peer: 0 }), op(OpKind.Send, { compute: 20, peer: 1 }), op(OpKind.End)],
+  ];
+  const inMpi = run(workload(5, op(OpKind.Wait, { requests: [1] })), [0, 0, 1], [1, 1], net).result;
+  close(inMpi.finishSeconds[0], 10.5, "rank 1's turn after rank 0's first computation");
+  const alone = run(workload(5, op(OpKind.Wait, { requests: [1] })), [0, 1, 1], [1, 1], net).result;
+  close(alone.finishSeconds[0], 10, 'no rank waits on its core');
+  const polled = run(workload(5, op(OpKind.Wait, { requests: [1], pollInterval: 0 })), [0, 0, 1], [1, 1], net).result;
+  close(polled.finishSeconds[0], 10, 'a wait its trace polled for polls between computations of its own');
+  // A computation shorter than a round of switches (2 ranks × 0.5) is a relaying turn, whose polls the messages' delays hold.
+  const short = run(workload(0.9, op(OpKind.Wait, { requests: [1] })), [0, 0, 1], [1, 1], net).result;
+  close(short.finishSeconds[0], 5.9, 'after a short computation the core goes on at once');
+});

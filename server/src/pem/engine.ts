@@ -165,6 +165,8 @@ class RankState {
   /** While it waits in a polling loop: the weight of its polls in its node's sharing (NodeState.pollShares), and NodeState.served when it started. */
   pollShare = 0;
   pollServed = 0;
+  /** Blocked in a wait its trace polled for (NodeState.pollers). */
+  pollWait = false;
   /** EngineResult.computeCpuSeconds and callCpuSeconds. */
   computeCpu = 0;
   callCpu = 0;
@@ -565,6 +567,10 @@ export class PemEngine {
         this.takeCriticalPath(rank);
         rank.status = 0;
         if (rank.pollShare > 0) this.stopPolling(rank, time);
+        if (rank.pollWait) {
+          this.nodes[rank.node].pollers--;
+          rank.pollWait = false;
+        }
         // It waited: on a shared core it takes the core back in its turn, at the cost the trace
         // measured for its kind of call when that is more than the table's switch.
         const node = this.nodes[rank.node];
@@ -615,8 +621,11 @@ export class PemEngine {
     let first: RankState | undefined;
     let more: RankState[] | undefined;
     const tolerance = 1e-12 * Math.max(1, node.served);
+    let finished = 0;
+    let longComputations = 0;
     while (node.running > 0 && node.nextFinish() <= node.served + tolerance) {
       const rank = node.pop();
+      finished++;
       rank.sliceUsed += node.served - rank.coreServed;
       if (rank.resuming) {
         node.resuming--;
@@ -626,12 +635,20 @@ export class PemEngine {
         rank.pc += rank.burstCpu;
         rank.computeCpu += rank.burstCpu;
         node.computedSeconds += rank.burstCpu;
+        // Shorter, it is a turn of the relaying calibration, whose polls the messages' delays hold (turn).
+        if (node.switchIn > 0 && rank.burstCpu >= node.ranks * node.switchIn) longComputations++;
       }
       rank.pw += time - rank.burstStart - rank.burstCpu;
       if (!first) first = rank;
       else (more ??= []).push(rank);
     }
     if (this.slice > 0 && node.ready.length > 0 && this.atTick(time)) this.endSlices(node, tolerance);
+    // At the end of a computation, as its rank enters a call and yields, every rank of the core
+    // waiting in MPI takes a turn to poll (mpi_yield_when_idle) before the core goes on: a rank
+    // computing in pieces with an MPI call between them loses about a microsecond to each waiting
+    // rank at each call (validation/pem/poller-steal-mpi.c). Ranks in polling loops have their share.
+    const waiting = node.ranks - node.running - node.ready.length - node.offCpu - finished - node.pollers;
+    if (longComputations > 0 && waiting > 0 && node.switchIn > 0) this.takeCore(node, time, longComputations * waiting * node.switchIn);
     this.scheduleNode(node);
     if (first) this.afterBurst(first, time);
     if (more) for (const rank of more) this.afterBurst(rank, time);
@@ -880,6 +897,10 @@ export class PemEngine {
     const node = this.nodes[rank.node];
     node.blockedCalls++;
     const poll = rank.op!.pollInterval;
+    if (poll !== undefined) {
+      node.pollers++;
+      rank.pollWait = true;
+    }
     if (poll && node.computedSeconds > 0) this.startPolling(rank, node, time, poll / (node.computedSeconds / node.blockedCalls));
     if (rank.unresolved > 0) return false;
     this.queue.push(Math.max(until.time, time), rankEventId(rank.rank), 0);

@@ -13,6 +13,8 @@ export class NodeState<Rank> {
    * their blocking calls (`blockedCalls`) so far.
    */
   pollShares = 0;
+  /** Its ranks waiting in a wait their trace polled for (PemOp.pollInterval set, 0 included): they poll between computations of their own, not in MPI. */
+  pollers = 0;
   computedSeconds = 0;
   blockedCalls = 0;
   /** Of the running ranks, those whose burst is the work of completed receives (the engine's RankState.resuming): inside a call. */

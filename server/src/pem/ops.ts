@@ -62,7 +62,8 @@ export class PemOp {
   anyTag?: boolean;
   /**
    * Wait: the trace polled for it in a loop (MPI_Test-family calls failing, computation between
-   * them): the CPU seconds of one poll and what follows it. Absent on most operations, as offCpuSeconds.
+   * them): the CPU seconds of one poll and what follows it; 0 when the trace's first poll found it
+   * done (a poll, not a wait inside MPI, should it wait in a replay). Absent on most operations, as offCpuSeconds.
    */
   pollInterval?: number;
   /**

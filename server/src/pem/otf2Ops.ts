@@ -562,7 +562,11 @@ export class Otf2RankStream implements RankStream {
         wait.pollInterval = interval;
         this.emit(wait);
         this.carry = interval;
-      } else this.emit(wait);
+      } else {
+        // Its first poll found it done: a poll all the same (PemOp.pollInterval).
+        if (call.poll) wait.pollInterval = 0;
+        this.emit(wait);
+      }
     }
     const cpuSeconds = !Number.isNaN(this.cpu) && !Number.isNaN(this.regionStartCpu) ? Math.max(0, (this.cpu - this.regionStartCpu) * 1e-9) : NaN;
     // Posting a receive whose message is there copies it in (Open MPI's single copy), and so does
