@@ -118,7 +118,11 @@ export interface CriticalPath {
 export interface EngineResult {
   predictedSeconds: number;
   finishSeconds: number[];
-  /** Per rank, the CPU the replay gave its computations, and its calls (their work, switches back onto the core, and what its polling loops took from the ranks computing beside them). */
+  /**
+   * Per rank, the CPU the replay gave its computations, and its calls (their work, switches back
+   * onto the core, and what its polling loops took from the ranks computing beside them); the turns
+   * its node's waiting ranks take when a computation ends are the node's, in neither.
+   */
   computeCpuSeconds: number[];
   callCpuSeconds: number[];
   criticalPath: CriticalPath;
