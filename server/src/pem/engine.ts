@@ -121,7 +121,7 @@ export interface EngineResult {
   /**
    * Per rank, the CPU the replay gave its computations, and its calls (their work, switches back
    * onto the core, and what its polling loops took from the ranks computing beside them); the turns
-   * its node's waiting ranks take when a computation ends are the node's, in neither.
+   * its node's waiting ranks take when a computation ends belong to no one rank, and are in neither.
    */
   computeCpuSeconds: number[];
   callCpuSeconds: number[];
