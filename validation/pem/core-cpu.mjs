@@ -7,16 +7,17 @@
 // Beside it, the replay's: the trace predicted for its own placement with its own computations
 // and the kept run's table (DIR/measured.json), its nodes' CPU (the ranks' computations, and
 // their calls' work, switches back and polls, ScenarioResult.perRank): on a saturated node, CPU
-// the replay does not give is time it cannot predict.
+// the replay does not give is time it cannot predict (beyond the ranks' CPU, a saturated node's
+// predicted time holds its waiting ranks' turns, which belong to no one rank).
 
 import { createRequire } from 'node:module';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tracesWithCpuClock } from './trace-args.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(import.meta.url);
-const fs = require('node:fs');
 const { openRankEvents } = require(path.join(root, 'out/server/src/trace/otf2Archive.js'));
 const { predictScenarios } = require(path.join(root, 'out/server/src/pem/index.js'));
 const ev = require(path.join(root, 'out/server/src/trace/otf2Events.js'));
@@ -27,11 +28,13 @@ const ms = (seconds) => (seconds * 1e3).toFixed(1);
 for (const { trace, archive, cpuMetrics } of tracesWithCpuClock('core-cpu.mjs')) {
   const ticks = archive.defs.clock.ticksPerSecond;
   const ranks = archive.ranks.length;
+  /** pin-rank.sh's placement: rank r of N on node ⌊r·NODES/N⌋. */
+  const nodeOf = (rank) => Math.floor((rank * nodes) / ranks);
   const perNode = Array.from({ length: nodes }, () => ({ cpu: 0, inCalls: 0, byCall: new Map() }));
   let first = Infinity;
   let last = -Infinity;
   for (const rank of archive.ranks) {
-    const node = perNode[Math.floor((rank.rank * nodes) / ranks)];
+    const node = perNode[nodeOf(rank.rank)];
     const reader = openRankEvents(archive, rank);
     let cpu = NaN;
     let firstCpu = NaN;
@@ -60,7 +63,7 @@ for (const { trace, archive, cpuMetrics } of tracesWithCpuClock('core-cpu.mjs'))
   }
   const span = last - first;
   process.stdout.write(`${trace}: span ${ms(span)} ms\n`);
-  const replay = await replayedCpu(trace, ranks);
+  const replay = await replayedCpu(trace, nodeOf);
   perNode.forEach((node, i) => {
     const top = [...node.byCall].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([name, spent]) => `${name} ${ms(spent)}`);
     process.stdout.write(`  node ${i}: CPU ${ms(node.cpu)} ms (${((node.cpu / span) * 100).toFixed(0)}%), in calls ${ms(node.inCalls)} ms: ${top.join(', ')}\n`);
@@ -69,7 +72,7 @@ for (const { trace, archive, cpuMetrics } of tracesWithCpuClock('core-cpu.mjs'))
 }
 
 /** The replay's CPU per node, or undefined (said on stderr) when the trace's kept run has no table. */
-async function replayedCpu(trace, ranks) {
+async function replayedCpu(trace, nodeOf) {
   const table = path.join(path.dirname(path.dirname(path.resolve(trace))), 'measured.json');
   if (!fs.existsSync(table)) {
     process.stderr.write(`${trace}: no replay, ${table} does not exist (validate.mjs --keep DIR makes it)\n`);
@@ -79,7 +82,7 @@ async function replayedCpu(trace, ranks) {
   const [scenario] = (await predictScenarios(trace, [{}], { tracedNetwork, coresPerNode: 1, computeFrom: trace })).scenarios;
   const perNode = Array.from({ length: nodes }, () => ({ compute: 0, calls: 0 }));
   for (const r of scenario.perRank) {
-    const node = perNode[Math.floor((r.rank * nodes) / ranks)];
+    const node = perNode[nodeOf(r.rank)];
     node.compute += r.computeCpuSeconds;
     node.calls += r.callCpuSeconds;
   }

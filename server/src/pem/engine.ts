@@ -443,7 +443,7 @@ export class PemEngine {
     if (seconds > 0) this.queue.push(time, this.nodes.length + node, seconds);
   }
 
-  /** The network stack takes one core of `node` for `seconds` more, from `time` or when it is done with earlier work. */
+  /** The network stack, or the turns of its waiting ranks, take one core of `node` for `seconds` more, from `time` or when it is done with earlier work. */
   private takeCore(node: Node, time: number, seconds: number): void {
     node.advance(time);
     node.stackUntil = Math.max(node.stackUntil, time) + seconds;
@@ -652,7 +652,7 @@ export class PemEngine {
     // computing in pieces with an MPI call between them loses about a microsecond to each waiting
     // rank at each call (validation/pem/poller-steal-mpi.c). Ranks in polling loops have their share.
     const waiting = node.ranks - node.running - node.ready.length - node.offCpu - finished - node.pollers;
-    if (longComputations > 0 && waiting > 0 && node.switchIn > 0) this.takeCore(node, time, longComputations * waiting * node.switchIn);
+    if (longComputations > 0 && waiting > 0) this.takeCore(node, time, longComputations * waiting * node.switchIn);
     this.scheduleNode(node);
     if (first) this.afterBurst(first, time);
     if (more) for (const rank of more) this.afterBurst(rank, time);

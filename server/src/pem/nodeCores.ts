@@ -28,7 +28,7 @@ export class NodeState<Rank> {
   version = 0;
   /** Its next finish is to be queued once the event being processed is done (see scheduleNode). */
   rescheduled = false;
-  /** Until when one core does the network stack's work. */
+  /** Until when one core does the network stack's work (or its waiting ranks' turns, engine.ts completeBursts). */
   stackUntil = 0;
   /** CPU a rank spends taking a core back after a wait (EngineNetwork.switchIn). */
   switchIn = 0;
