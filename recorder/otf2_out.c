@@ -29,6 +29,7 @@ typedef struct {
   int present, finished;
   int rank;
   int preconnected; /* every pair of ranks exchanged a message before the trace (recorder.c, preconnect) */
+  uint64_t clock_read_ns, clock_reads; /* the median real read of the thread's CPU clock, and how many (recorder.c, read_took) */
   uint64_t start, end, realtime;
   char host[256], cpu_set[256], truncated[256];
   uint32_t *comm_ids; /* local comm index -> global comm id */
@@ -85,6 +86,7 @@ static void read_meta(const char *dir, int rank, rank_info *info) {
     else if (!strcmp(line, "realtime_ns")) info->realtime = strtoull(value, NULL, 10);
     else if (!strcmp(line, "finished")) info->finished = 1;
     else if (!strcmp(line, "preconnected")) info->preconnected = atoi(value) == 1;
+    else if (!strcmp(line, "clock_read_ns")) sscanf(value, "%" SCNu64 " %" SCNu64, &info->clock_read_ns, &info->clock_reads);
     else if (!strcmp(line, "truncated")) snprintf(info->truncated, sizeof info->truncated, "%s", value);
   }
   fclose(f);
@@ -389,7 +391,8 @@ static void write_definitions(OTF2_GlobalDefWriter *g, rank_info *ranks, uint32_
                           "suspension time Z of an equalized flush", "causal_lens:cpu_set", "causal_lens:rank",
                           "causal_lens:truncated", "causal_lens:truncated_reason", "true", "false", "causal_lens:wildcards",
                           "the receive was posted with MPI_ANY_SOURCE (1), MPI_ANY_TAG (2)", "causal_lens:any_source_receives",
-                          "causal_lens:smallest_call_cpu_ns", "causal_lens:preconnected", truncated };
+                          "causal_lens:smallest_call_cpu_ns", "causal_lens:preconnected", "causal_lens:clock_read_ns",
+                          "causal_lens:clock_reads", truncated };
   for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) string_ref(&s, fixed[i]);
 
   OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000ull, offset, length, realtime);
@@ -413,6 +416,12 @@ static void write_definitions(OTF2_GlobalDefWriter *g, rank_info *ranks, uint32_
     write_string_property(g, &s, r, "causal_lens:preconnected", ranks[r].preconnected ? "true" : "false");
     if (truncated[0]) write_string_property(g, &s, r, "causal_lens:truncated_reason", truncated);
     if (ranks[r].smallest_text[0]) write_string_property(g, &s, r, "causal_lens:smallest_call_cpu_ns", ranks[r].smallest_text);
+    if (ranks[r].clock_reads > 0) {
+      v.uint64 = ranks[r].clock_read_ns;
+      OTF2_GlobalDefWriter_WriteLocationProperty(g, r, string_ref(&s, "causal_lens:clock_read_ns"), OTF2_TYPE_UINT64, v);
+      v.uint64 = ranks[r].clock_reads;
+      OTF2_GlobalDefWriter_WriteLocationProperty(g, r, string_ref(&s, "causal_lens:clock_reads"), OTF2_TYPE_UINT64, v);
+    }
     if (ranks[r].any_source_receives > 0) {
       v.uint64 = ranks[r].any_source_receives;
       OTF2_GlobalDefWriter_WriteLocationProperty(g, r, string_ref(&s, "causal_lens:any_source_receives"), OTF2_TYPE_UINT64, v);

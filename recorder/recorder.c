@@ -180,6 +180,15 @@ cl_record *cl_event(enum cl_kind kind) { return event_at(kind, cl_now()); }
 enum { SHORT_NS = 5000, MAX_SPAN_NS = 100000 };
 static __thread uint64_t cpu_last, wall_last, span;
 
+/* How long the real reads took, in READ_BUCKET_NS buckets (the last holds the longer ones): a
+ * system call, so its time follows the kernel's speed, which on a VM changes from one run to the
+ * next while user-space work does not (docs/pem.md, "The kernel's speed"). Only reads within
+ * STEADY_NS of the thread's last event count: after a longer wait other work had the core and the
+ * read pays for the caches it lost (1.0-1.4 us after the halo's millisecond waits, 0.6 us in a
+ * relay, on one VM). The converter writes the median as causal_lens:clock_read_ns. */
+enum { READ_BUCKET_NS = 10, READ_BUCKETS = 256, STEADY_NS = 50000 };
+static __thread uint64_t read_took[READ_BUCKETS];
+
 static uint64_t cpu_at(uint64_t now) {
   uint64_t gap = now - wall_last;
   uint64_t cpu;
@@ -188,6 +197,10 @@ static uint64_t cpu_at(uint64_t now) {
     span += gap;
   } else {
     cpu = thread_cpu();
+    if (gap < STEADY_NS) {
+      uint64_t took = (cl_now() - now) / READ_BUCKET_NS;
+      read_took[took < READ_BUCKETS ? took : READ_BUCKETS - 1]++;
+    }
     if (cpu < cpu_last) cpu = cpu_last;
     span = 0;
   }
@@ -461,6 +474,15 @@ static void write_meta(int finished) {
     fprintf(f, "finished 1\nend_ns %llu\nrecords %llu\ndropped %llu\nsuspensions %llu\n", (unsigned long long)cl_now(),
             (unsigned long long)S.written, (unsigned long long)S.dropped, (unsigned long long)S.suspensions);
   fprintf(f, "preconnected %d\n", S.preconnected);
+  uint64_t reads = 0, seen = 0;
+  for (int b = 0; b < READ_BUCKETS; b++) reads += read_took[b];
+  for (int b = 0; b < READ_BUCKETS && reads; b++) {
+    seen += read_took[b];
+    if (2 * seen >= reads) {
+      fprintf(f, "clock_read_ns %d %llu\n", b * READ_BUCKET_NS + READ_BUCKET_NS / 2, (unsigned long long)reads);
+      break;
+    }
+  }
   if (S.truncated[0]) fprintf(f, "truncated %s\n", S.truncated);
   fclose(f);
 }

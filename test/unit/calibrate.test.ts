@@ -63,6 +63,10 @@ test('calibrate measures every size from 0 B to 16 MiB and writes a table the ta
   assert.deepEqual(table.recorderTurn!.map((p) => p.ranksPerCore), [2, 4, 8]);
   assert.equal(table.recorderTurn![0].seconds, 0);
   assert.ok(table.recorderTurn!.every((p) => p.seconds >= 0 && p.seconds < table.relayTurn![2].seconds), JSON.stringify(table.recorderTurn));
+  // The recorder's real read of the CPU clock, as its relaying traces timed it (every wait of 8
+  // ranks on a core ends in one): a system call, more than a monotonic clock's read (about 20 ns
+  // here) and less than a turn among 8.
+  assert.ok(table.clockReadSeconds! > 50e-9 && table.clockReadSeconds! < table.relayTurn![2].seconds, `CPU-clock read ${table.clockReadSeconds} s`);
   // The scheduler's tick: one jiffy, 1/HZ for one of the kernel's HZ choices (100, 250, 300, 1000).
   assert.ok([10e-3, 4e-3, 1 / 300, 1e-3].some((tick) => Math.abs(table.schedulerTickSeconds! / tick - 1) < 0.01), `tick ${table.schedulerTickSeconds} s`);
   // The slice a woken process keeps against a yielding one: Linux's EEVDF base slice is 0.75 ms

@@ -120,6 +120,8 @@ test("the network stack's CPU per message is read and checked", () => {
   assert.throws(() => parseCommTable(table({ interNode: [{ bytes: 0, seconds: 1e-4 }], stackCpu: 5 }), 'n.json'), /n\.json: \$\.stackCpu: expected an object/);
   assert.equal(parseCommTable(table({ interNode: [{ bytes: 0, seconds: 1e-4 }], connectSeconds: 0.006 }), 'n.json').connectSeconds, 0.006);
   assert.throws(() => parseCommTable(table({ interNode: [{ bytes: 0, seconds: 1e-4 }], connectSeconds: 'slow' }), 'n.json'), /n\.json: \$\.connectSeconds: expected a finite number ≥ 0/);
+  assert.equal(parseCommTable(table({ interNode: [{ bytes: 0, seconds: 1e-4 }], clockReadSeconds: 6.1e-7 }), 'n.json').clockReadSeconds, 6.1e-7);
+  assert.throws(() => parseCommTable(table({ interNode: [{ bytes: 0, seconds: 1e-4 }], clockReadSeconds: -1 }), 'n.json'), /n\.json: \$\.clockReadSeconds: expected a finite number ≥ 0/);
   assert.equal(parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], schedulerTickSeconds: 0.004 }), 't.json').schedulerTickSeconds, 0.004);
   assert.throws(() => parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], schedulerTickSeconds: -0.004 }), 't.json'), /t\.json: \$\.schedulerTickSeconds: expected a finite number ≥ 0/);
   assert.equal(parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], schedulerSliceSeconds: 0.0014 }), 't.json').schedulerSliceSeconds, 0.0014);

@@ -441,6 +441,26 @@ test('on a shared core a rank takes the core back after each wait, and messages 
   close(apart.result.finishSeconds[0], 1 + 4 * 2, 'alone on their cores: the latency only');
 });
 
+test("a node's kernel slowness stretches its switches and its receivers' turns, not its computations nor the latency", () => {
+  const net: EngineNetwork = { eagerLimitBytes: 65536, oneWay: (_bytes, same) => (same ? 0.5 : 2), switchIn: (ranksPerCore) => (ranksPerCore >= 2 ? 1 : 0) };
+  const pair = [
+    [op(OpKind.Send, { compute: 1, peer: 1 }), op(OpKind.Recv, { peer: 1 }), op(OpKind.End)],
+    [op(OpKind.Recv, { peer: 0 }), op(OpKind.Send, { peer: 0 }), op(OpKind.End)],
+  ];
+  const slow = run(pair, [0, 0], [1], net, { kernelSlowness: [1.5, 1.5] });
+  close(slow.result.finishSeconds[0], 1 + 2 * 1.5, 'two hops of one switch each, 1.5 times the table\'s; the computation as traced');
+  const mixed = run(pair, [0, 0], [1], net, { kernelSlowness: [1, 2] });
+  close(mixed.result.finishSeconds[0], 1 + 2 * 1.5, "a node's switch takes its ranks' mean slowness");
+  const apart = run(pair, [0, 1], [1, 1], net, { kernelSlowness: [3, 3] });
+  close(apart.result.finishSeconds[0], 1 + 2 * 2, 'alone on their cores no switch: the latency does not stretch');
+  // The receiver's turn behind ranks polling on its core (calibrated sharedCore) stretches too.
+  const turns: EngineNetwork = { ...wire(1, 1000), receiverTurn: (ranksPerCore) => (ranksPerCore > 2 ? ranksPerCore - 2 : 0) };
+  const idle = [op(OpKind.End)];
+  const message = [[op(OpKind.Send, { peer: 1 }), op(OpKind.End)], [op(OpKind.Recv, { peer: 0 }), op(OpKind.End)]];
+  const packed = run([...message, idle, idle], [0, 1, 1, 1], [1, 1], turns, { kernelSlowness: [5, 2, 2, 2] });
+  close(packed.result.finishSeconds[1], 1 + 2 * 2, "two polling ranks' turns at the receiving node's slowness, the sender's does not count");
+});
+
 test("a resumption on a shared core costs the trace's resumed calls of its kind where that is more than the switch, and nothing on a core of its own", () => {
   const net: EngineNetwork = { eagerLimitBytes: 65536, oneWay: (_bytes, same) => (same ? 0.5 : 2), switchIn: (ranksPerCore) => (ranksPerCore >= 2 ? 1 : 0) };
   // Rank 1 waits for rank 0, which computes 1 s first; the trace says its receive's resumption costs `resume`.

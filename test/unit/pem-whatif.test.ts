@@ -13,7 +13,7 @@ import { whatIfForPanel, whatIfOptions } from '../../server/src/lsp/panelViews';
 import { loadCommTable, modelCommTable } from '../../server/src/network/commTable';
 import { recordTrace, recorderEnv } from '../../server/src/mpi/recordTrace';
 import { mpirunArgv, runMpi } from '../../server/src/mpi/launch';
-import { collectiveWork, identityWarning, lowQuantile, predictScenarios, rankStartSeconds, resumeCosts, shareWaitWork, takeRecordedSmallest } from '../../server/src/pem';
+import { collectiveWork, identityWarning, kernelSlowness, lowQuantile, predictScenarios, rankStartSeconds, resumeCosts, shareWaitWork, takeRecordedSmallest } from '../../server/src/pem';
 import { communicatorRanks, openOtf2Archive, openRankEvents } from '../../server/src/trace/otf2Archive';
 import { EV_BUFFER_FLUSH, EV_ENTER, EV_LEAVE, EV_METRIC, EV_MPI_COLLECTIVE_END, EV_MPI_IRECV, EV_MPI_IRECV_REQUEST, EV_MPI_ISEND, EV_MPI_ISEND_COMPLETE, EV_MPI_RECV, EV_MPI_SEND } from '../../server/src/trace/otf2Events';
 import { CALLS_KEPT_PER_REGION, cpuTimeMetrics, isResumedCall, Otf2RankStream } from '../../server/src/pem/otf2Ops';
@@ -431,6 +431,32 @@ test("after a wait of 5 µs or more the recorder really reads the CPU clock; 'au
     const removed = compute - totalCompute(rank, 1e-7).compute;
     assert.ok(removed >= 100 * 1e-7, `rank ${rank.rank}: 0.1 µs removed after each of the real reads, ${removed} s in all`);
   }
+});
+
+test("a rank's kernel slowness is its timed CPU-clock reads over the table's, where it read in a steady rhythm; a slower kernel stretches the turns of a shared core", async () => {
+  // Four ranks ping-ponging on one core: every wait ends in a real read (about one per two calls).
+  const summary = await recordTrace({ np: 4, outDir: path.join(WORK, 'latency-kernel'), program: 'taskset', args: ['-c', '0', path.join(MPI_BUILD, 'latency'), '1500'] });
+  assert.equal(summary.truncated, undefined);
+  const archive = openOtf2Archive(summary.archive);
+  const reads = archive.ranks.map((rank) => rank.clockRead!.seconds);
+  const table = loadCommTable(COMM_TABLE);
+  assert.deepEqual(kernelSlowness(archive, table), [1, 1, 1, 1], 'a table without clockReadSeconds: as calibrated');
+  const calibrated = Math.min(...reads) / 2;
+  const slowness = kernelSlowness(archive, { ...table, clockReadSeconds: calibrated });
+  slowness.forEach((s, i) => assert.ok(Math.abs(s - reads[i] / calibrated) < 1e-12 && s >= 2, `rank ${i}: ${s}`));
+  // A rank whose reads are rare among its events (the long waits of a mostly fast pair) says nothing.
+  const rare = { ...archive, ranks: archive.ranks.map((rank, i) => (i === 0 ? { ...rank, clockRead: { ...rank.clockRead!, count: 100 } } : rank)) };
+  assert.equal(kernelSlowness(rare, { ...table, clockReadSeconds: calibrated })[0], 1);
+  const predict = (clockReadSeconds: number) => predictScenarios(summary.archive, [{ nodes: 1 }], { tracedNetwork: { ...table, clockReadSeconds } });
+  const steady = await predict(Math.max(...reads));
+  const slow = await predict(calibrated);
+  // Every turn doubles or more; the computations stay: longer, by less than twice.
+  const [steadySeconds, slowSeconds] = [steady, slow].map((p) => p.scenarios[0].predictedSeconds);
+  assert.ok(slowSeconds > steadySeconds * 1.2 && slowSeconds < steadySeconds * 2.5, `a kernel twice as slow as calibrated: ${slowSeconds} s against ${steadySeconds} s`);
+  // The prediction says so, and says nothing when the kernel ran within 5% of its calibration.
+  assert.ok(slow.notes.some((note) => /^the run's system calls took \d\.\d\d(–\d\.\d\d)? times as long as when the table was calibrated/.test(note)), slow.notes.join('\n'));
+  const spread = Math.min(...reads) / Math.max(...reads);
+  assert.equal(steady.notes.some((note) => note.includes('system calls')), spread < 0.95, `reads ${reads.join(', ')} s: ${steady.notes.join('; ')}`);
 });
 
 test("'auto' removes at least the table's measured recorder cost per call", async () => {

@@ -16,6 +16,7 @@ import { runTrace } from '../../server/src/cli/trace';
 import { UsageError } from '../../server/src/cli/flags';
 import { communicatorRanks, openOtf2Archive } from '../../server/src/trace/otf2Archive';
 import { cpuTimeMetrics, Otf2RankStream } from '../../server/src/pem/otf2Ops';
+import { CLOCK_READS_MIN } from '../../server/src/network/commTable';
 
 const execFileAsync = promisify(execFile);
 const ROOT = path.join(__dirname, '../../..');
@@ -35,6 +36,17 @@ async function trace(np: number, program: string, args: string[], extra: Partial
   const outDir = path.join(WORK, `run-${runs++}-${program}`);
   const summary = await recordTrace({ np, outDir, program: sample(program), args, ...extra });
   return { ...summary, outDir };
+}
+
+/** Each rank of `archive` with what its stream found over every one of its events. */
+function readEveryEvent(archive: ReturnType<typeof openOtf2Archive>) {
+  const comms = communicatorRanks(archive.defs);
+  return archive.ranks.map((rank) => {
+    const stream = new Otf2RankStream(archive, rank, comms, cpuTimeMetrics(archive), 0);
+    while (stream.next());
+    stream.close();
+    return { rank, facts: stream.facts };
+  });
 }
 
 async function otf2Print(archive: string, ...flags: string[]): Promise<string> {
@@ -168,17 +180,27 @@ test('MPI_ANY_SOURCE receives record the actual sender, and the wildcards they w
 test("the converter's smallest CPU time of one call per region is the reader's over every event", async () => {
   const run = await trace(2, 'latency', ['300']);
   const archive = openOtf2Archive(run.archive);
-  const comms = communicatorRanks(archive.defs);
-  for (const rank of archive.ranks) {
-    const stream = new Otf2RankStream(archive, rank, comms, cpuTimeMetrics(archive), 0);
-    while (stream.next());
-    stream.close();
-    const read = new Map([...stream.facts.smallestCallCpu].map(([region, seconds]) => [archive.defs.regions.get(region)!, seconds]));
+  for (const { rank, facts } of readEveryEvent(archive)) {
+    const read = new Map([...facts.smallestCallCpu].map(([region, seconds]) => [archive.defs.regions.get(region)!, seconds]));
     assert.ok(rank.smallestCallCpu, `rank ${rank.rank} carries causal_lens:smallest_call_cpu_ns`);
     for (const name of ['MPI_Send', 'MPI_Recv']) {
       assert.ok(read.has(name), `rank ${rank.rank}: ${name} read`);
       assert.ok(Math.abs(rank.smallestCallCpu.get(name)! - read.get(name)!) < 1e-12, `rank ${rank.rank} ${name}: converter ${rank.smallestCallCpu.get(name)}, reader ${read.get(name)}`);
     }
+  }
+});
+
+test("the recorder times its real reads of the CPU clock: each rank's median and count, one for nearly every wait the reader sees end in one", async () => {
+  // Four ranks on one core: every receive waits for three turns, over 5 µs, and ends in a real
+  // read; the recorder times those within 50 µs of the rank's last event, nearly all of them.
+  const run = await trace(4, 'latency', ['2000'], { program: 'taskset', args: ['-c', '0', sample('latency'), '2000'] });
+  const archive = openOtf2Archive(run.archive);
+  for (const { rank, facts } of readEveryEvent(archive)) {
+    const read = rank.clockRead;
+    assert.ok(read, `rank ${rank.rank} carries causal_lens:clock_read_ns`);
+    assert.ok(read.count >= 0.8 * facts.gapsAfterRealRead && read.count >= CLOCK_READS_MIN, `rank ${rank.rank}: ${read.count} reads timed, ${facts.gapsAfterRealRead} gaps after one`);
+    // A system call: longer than the monotonic clock's read from user space, far shorter than a turn.
+    assert.ok(read.seconds > 30e-9 && read.seconds < 20e-6, `rank ${rank.rank}: median read ${read.seconds} s`);
   }
 });
 

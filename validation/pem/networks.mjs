@@ -48,7 +48,27 @@ function option(name, fallback) {
 // --kept DIR predicts again from what --keep DIR kept, without measuring.
 const kept = option('kept');
 const kit = option('kit');
-if (!kit && !kept) throw new Error('--kit DIR: a prepared copy of ../shared/tools/netns-mpi (see the header of this script)');
+/** Stops with a message naming what is missing, without a stack. */
+function stop(message) {
+  process.stderr.write(`networks.mjs: ${message}\n`);
+  process.exit(2);
+}
+if (!kit && !kept) stop('--kit DIR: a prepared copy of ../shared/tools/netns-mpi (see the header of this script)');
+
+/** What a measuring run needs that the machine or the kit lacks (the kit's README lists it). */
+function kitProblems(dir) {
+  const onPath = (command) => (process.env.PATH ?? '').split(':').some((d) => d && fs.existsSync(path.join(d, command)));
+  const problems = [];
+  if (process.getuid?.() !== 0) problems.push('it runs as root (network namespaces, iptables)');
+  if (!onPath('iptables-legacy')) problems.push('iptables-legacy is not on PATH (apt-get install iptables)');
+  if (!fs.existsSync(path.join(dir, 'nfqdelay'))) problems.push(`${dir}/nfqdelay is not built (apt-get install libnetfilter-queue-dev, then in ${dir}: gcc -O2 -o nfqdelay nfqdelay.c -lnetfilter_queue -lnfnetlink)`);
+  if (!['ns0', 'ns1'].every((ns) => fs.existsSync(path.join('/run/netns', ns)))) problems.push(`the namespaces ns0 and ns1 do not exist (run ${dir}/setup.sh)`);
+  return problems;
+}
+if (!kept) {
+  const problems = kitProblems(kit);
+  if (problems.length) stop(`cannot measure: ${problems.join('; ')}`);
+}
 const reps = Number(option('reps', '5'));
 const build = process.env.CAUSAL_LENS_MPI_BUILD || path.join(root, 'build/mpi');
 const pinned = (nodes, argv) => [path.join(here, 'pin-rank.sh'), String(nodes), ...argv];

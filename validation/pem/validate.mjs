@@ -110,10 +110,10 @@ async function untracedSeconds(program, np, nodes) {
  * core (polling and relaying), the recorder's cost per call, and the scheduler's tick.
  */
 async function calibrate() {
-  const { relayTurn, recorderCallSeconds, recorderTurn } = await measureRecorderCosts([2, 4, 8]);
+  const { relayTurn, recorderCallSeconds, recorderTurn, clockReadSeconds } = await measureRecorderCosts([2, 4, 8]);
   const schedulerTickSeconds = await measureSchedulerTick();
   const schedulerSliceSeconds = await measureSchedulerSlice(schedulerTickSeconds);
-  return { intraNode: await pingPong(1), interNode: await pingPong(2), sharedCore: await measureSharedCore([2, 3, 4, 6, 8], 0.02), relayTurn, recorderCallSeconds, recorderTurn, schedulerTickSeconds, schedulerSliceSeconds };
+  return { intraNode: await pingPong(1), interNode: await pingPong(2), sharedCore: await measureSharedCore([2, 3, 4, 6, 8], 0.02), relayTurn, recorderCallSeconds, recorderTurn, clockReadSeconds, schedulerTickSeconds, schedulerSliceSeconds };
 }
 
 /** Calibrates the emulated nodes once per repetition and traces and times every configuration REPS times, interleaved. */
@@ -158,13 +158,15 @@ async function measure() {
     relayTurn: medianPoints(calibrations.map((c) => c.relayTurn)),
     recorderCallSeconds: medianSeconds(calibrations.map((c) => c.recorderCallSeconds)),
     recorderTurn: medianPoints(calibrations.map((c) => c.recorderTurn)),
+    // A calibration whose traces timed too few reads of the CPU clock has none.
+    clockReadSeconds: medianSeconds(calibrations.flatMap((c) => (c.clockReadSeconds === undefined ? [] : [c.clockReadSeconds]))),
     schedulerTickSeconds: medianSeconds(calibrations.map((c) => c.schedulerTickSeconds)),
     schedulerSliceSeconds: medianSeconds(calibrations.map((c) => c.schedulerSliceSeconds)),
   };
   const microseconds = (points, pick) => points.map((p) => (pick(p) * 1e6).toFixed(2)).join(' ');
   process.stderr.write(`one-way 8 B, per calibration: same core ${microseconds(calibrations, (c) => c.intraNode.find((p) => p.bytes === 8).seconds)} µs, two cores ${microseconds(calibrations, (c) => c.interNode.find((p) => p.bytes === 8).seconds)} µs\n`);
   process.stderr.write(`0 B with k ranks on one core, medians: ${traced.sharedCore.map((p) => `${p.ranksPerCore}: ${(p.seconds * 1e6).toFixed(2)} µs`).join(', ')}\n`);
-  process.stderr.write(`relaying turn with k ranks on one core, medians: ${traced.relayTurn.map((p) => `${p.ranksPerCore}: ${(p.seconds * 1e6).toFixed(2)} µs`).join(', ')}; recorder per call ${(traced.recorderCallSeconds * 1e6).toFixed(3)} µs, per turn ${traced.recorderTurn.map((p) => `${p.ranksPerCore}: ${(p.seconds * 1e6).toFixed(3)} µs`).join(', ')}; scheduler's tick ${(traced.schedulerTickSeconds * 1e3).toFixed(2)} ms, slice ${(traced.schedulerSliceSeconds * 1e3).toFixed(2)} ms\n`);
+  process.stderr.write(`relaying turn with k ranks on one core, medians: ${traced.relayTurn.map((p) => `${p.ranksPerCore}: ${(p.seconds * 1e6).toFixed(2)} µs`).join(', ')}; recorder per call ${(traced.recorderCallSeconds * 1e6).toFixed(3)} µs, per turn ${traced.recorderTurn.map((p) => `${p.ranksPerCore}: ${(p.seconds * 1e6).toFixed(3)} µs`).join(', ')}; CPU-clock read ${(traced.clockReadSeconds * 1e9).toFixed(0)} ns (per calibration ${calibrations.map((c) => (c.clockReadSeconds * 1e9).toFixed(0)).join(' ')}); scheduler's tick ${(traced.schedulerTickSeconds * 1e3).toFixed(2)} ms, slice ${(traced.schedulerSliceSeconds * 1e3).toFixed(2)} ms\n`);
   return { traced, runs };
 }
 

@@ -68,8 +68,8 @@ export async function runCalibrate(args: string[], out: (t: string) => void, err
       if (relayed.length >= 2) {
         // With 2 among them, the relaying turns come from the recorder's pairs (untraced, then traced).
         if (relayed.includes(2)) {
-          const { relayTurn, recorderCallSeconds, recorderTurn } = await measureRecorderCosts(relayed, 0, err);
-          Object.assign(measured, { relayTurn, recorderCallSeconds, recorderTurn });
+          const { relayTurn, recorderCallSeconds, recorderTurn, clockReadSeconds } = await measureRecorderCosts(relayed, 0, err);
+          Object.assign(measured, { relayTurn, recorderCallSeconds, recorderTurn, clockReadSeconds });
         } else measured.relayTurn = await measureRelayTurns(relayed, 0, err);
       }
       measured.schedulerTickSeconds = await measureSchedulerTick(err);
@@ -85,6 +85,8 @@ export async function runCalibrate(args: string[], out: (t: string) => void, err
       if (costs.length) table.recorderCallSeconds = medianSeconds(costs);
       const turns = tables.flatMap((t) => (t.recorderTurn ? [t.recorderTurn] : []));
       if (turns.length) table.recorderTurn = medianPoints(turns);
+      const reads = tables.flatMap((t) => (t.clockReadSeconds === undefined ? [] : [t.clockReadSeconds]));
+      table.clockReadSeconds = reads.length ? medianSeconds(reads) : undefined;
     }
     table.schedulerTickSeconds = medianSeconds(tables.map((t) => t.schedulerTickSeconds!));
     table.schedulerSliceSeconds = medianSeconds(tables.map((t) => t.schedulerSliceSeconds!));

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { COMM_TABLE_SCHEMA, CommPoint, CommTable, SharedCorePoint } from '../network/commTable';
+import { CLOCK_READS_MIN, COMM_TABLE_SCHEMA, CommPoint, CommTable, SharedCorePoint } from '../network/commTable';
 import { PINGPONG, builtFile } from './artifacts';
 import { mpirunArgv, runMpi } from './launch';
 import { recordTrace } from './recordTrace';
@@ -247,10 +247,11 @@ export async function measureRecorderCosts(
   core = 0,
   onOutput?: (text: string) => void,
   keepDir?: string,
-): Promise<{ relayTurn: SharedCorePoint[]; recorderCallSeconds: number; recorderTurn: SharedCorePoint[]; traced: TracedRelayTurn[] }> {
+): Promise<{ relayTurn: SharedCorePoint[]; recorderCallSeconds: number; recorderTurn: SharedCorePoint[]; clockReadSeconds?: number; traced: TracedRelayTurn[] }> {
   if (!ranksPerCore.includes(2)) throw new PingPongError("the recorder's cost needs the relaying turn of 2 ranks");
   const traced: TracedRelayTurn[] = [];
   const relayTurn: SharedCorePoint[] = [];
+  const clockReadSeconds: number[] = [];
   for (const k of ranksPerCore) {
     const pairs: { untraced: number; traced: TracedRelayTurn }[] = [];
     for (let pair = 0; pair < RECORDER_COST_PAIRS; pair++) {
@@ -262,7 +263,9 @@ export async function measureRecorderCosts(
         const summary = await recordTrace({ np: k, outDir: dir, ...relayCommand(core), onOutput });
         if (summary.exitCode !== 0) throw new PingPongError(`the traced relaying ping-pong with ${k} ranks on core ${core} failed (mpirun status ${summary.exitCode ?? summary.signal})`);
         const seconds = parseRelayTurn(summary.stdout, `traced relaying ping-pong with ${k} ranks on core ${core}`);
-        pairs.push({ untraced: untraced.seconds, traced: { ranksPerCore: k, seconds, ...perTurn(summary.archive) } });
+        const { gapSeconds, realReads, clockReads } = perTurn(summary.archive);
+        pairs.push({ untraced: untraced.seconds, traced: { ranksPerCore: k, seconds, gapSeconds, realReads } });
+        clockReadSeconds.push(...clockReads);
       } finally {
         if (!keep) fs.rmSync(dir, { recursive: true, force: true });
       }
@@ -272,7 +275,13 @@ export async function measureRecorderCosts(
     traced.push(turns.traced);
   }
   const pair = relayTurn.find((p) => p.ranksPerCore === 2)!;
-  return { relayTurn, recorderCallSeconds: recorderCallCost(traced.find((t) => t.ranksPerCore === 2)!.seconds, pair.seconds), recorderTurn: recorderTurnCosts(traced, relayTurn), traced };
+  return {
+    relayTurn,
+    recorderCallSeconds: recorderCallCost(traced.find((t) => t.ranksPerCore === 2)!.seconds, pair.seconds),
+    recorderTurn: recorderTurnCosts(traced, relayTurn),
+    ...(clockReadSeconds.length > 0 ? { clockReadSeconds: medianSeconds(clockReadSeconds) } : {}),
+    traced,
+  };
 }
 
 /**
@@ -293,8 +302,12 @@ export function pairedRelayTurns(ranksPerCore: number, pairs: readonly { untrace
   };
 }
 
-/** Per turn of a relaying trace (two calls: a receive and a send), its computations and its real clock reads, over all ranks (the first computation, the start-up, left out). */
-function perTurn(trace: string): { gapSeconds: number; realReads: number } {
+/**
+ * Per turn of a relaying trace (two calls: a receive and a send), its computations and its real
+ * clock reads, over all ranks (the first computation, the start-up, left out); and the ranks'
+ * median real read (RankLocation.clockRead) where they timed enough of them (CommTable.clockReadSeconds).
+ */
+function perTurn(trace: string): { gapSeconds: number; realReads: number; clockReads: number[] } {
   const archive = openOtf2Archive(trace);
   if (archive.fatal) throw new PingPongError(`${trace}: ${archive.fatal}`);
   const communicators = communicatorRanks(archive.defs);
@@ -312,5 +325,6 @@ function perTurn(trace: string): { gapSeconds: number; realReads: number } {
     realReads += stream.facts.gapsAfterRealRead;
     stream.close();
   }
-  return calls > 0 ? { gapSeconds: (2 * seconds) / calls, realReads: (2 * realReads) / calls } : { gapSeconds: 0, realReads: 0 };
+  const clockReads = archive.ranks.flatMap((rank) => (rank.clockRead && rank.clockRead.count >= CLOCK_READS_MIN ? [rank.clockRead.seconds] : []));
+  return calls > 0 ? { gapSeconds: (2 * seconds) / calls, realReads: (2 * realReads) / calls, clockReads } : { gapSeconds: 0, realReads: 0, clockReads };
 }

@@ -18,6 +18,7 @@
 //     "relayTurn": [{"ranksPerCore": 2, "seconds": 8.4e-7}, {"ranksPerCore": 4, "seconds": 9.7e-7}, ...],
 //     "recorderCallSeconds": 1.5e-7,
 //     "recorderTurn": [{"ranksPerCore": 2, "seconds": 0}, {"ranksPerCore": 4, "seconds": 8e-8}, {"ranksPerCore": 8, "seconds": 1.4e-7}],
+//     "clockReadSeconds": 5.3e-7,
 //     "stackCpu": {"perMessageSeconds": 2e-5, "perByteSeconds": 1.5e-9},
 //     "connectSeconds": 0.012,
 //     "schedulerTickSeconds": 0.004,
@@ -38,7 +39,10 @@
 // least. "recorderTurn" (optional, same form as relayTurn) is the recorder's CPU per turn of a
 // rank on a shared core that its trace does not show, beyond what it shows at 2 ranks per core
 // (its CPU-clock reads, real system calls once waits last 5 µs or more): PEM adds it to the turn
-// when the tracer stays in the prediction. "stackCpu" (optional) is the CPU a message between
+// when the tracer stays in the prediction. "clockReadSeconds" (optional) is the recorder's real
+// read of a thread's CPU clock during the calibration (the median its relaying traces timed): a
+// system call, whose time follows the kernel's speed; a trace that timed its own reads slower ran
+// its turns slower by as much (docs/pem.md, "The kernel's speed"). "stackCpu" (optional) is the CPU a message between
 // nodes costs outside the ranks (the network stack, or a link emulator such as the validation's
 // nfqdelay): it is inside the one-way times, where the cores were idle, but takes CPU from ranks
 // that compute. "connectSeconds" (optional) is how much longer the first message between two
@@ -58,6 +62,9 @@
 import * as fs from 'node:fs';
 
 export const COMM_TABLE_SCHEMA = 'causal-lens/comm-table@1';
+
+/** The fewest timed reads of the CPU clock whose median says a rank's kernel speed (clockReadSeconds): a relaying run at 2 ranks per core times a few, at 8 one per turn. */
+export const CLOCK_READS_MIN = 100;
 
 export interface CommPoint {
   bytes: number;
@@ -92,6 +99,7 @@ export interface CommTable {
   relayTurn?: SharedCorePoint[];
   recorderCallSeconds?: number;
   recorderTurn?: SharedCorePoint[];
+  clockReadSeconds?: number;
   stackCpu?: StackCpu;
   connectSeconds?: number;
   schedulerTickSeconds?: number;
@@ -278,7 +286,7 @@ export function parseCommTable(text: string, source: string): CommTable {
     if (table.relayTurn.length < 2) fail('$.relayTurn', `needs two or more points (ranks per core), got ${table.relayTurn.length}`);
   }
   if (raw.recorderTurn !== undefined) table.recorderTurn = parseRanksPerCorePoints(raw.recorderTurn, '$.recorderTurn', fail);
-  for (const key of ['recorderCallSeconds', 'connectSeconds', 'schedulerTickSeconds', 'schedulerSliceSeconds'] as const) {
+  for (const key of ['recorderCallSeconds', 'clockReadSeconds', 'connectSeconds', 'schedulerTickSeconds', 'schedulerSliceSeconds'] as const) {
     const value = raw[key];
     if (value === undefined) continue;
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) fail(`$.${key}`, 'expected a finite number ≥ 0');

@@ -105,6 +105,12 @@ export interface EngineInput {
   communicators: Map<number, readonly number[]>;
   /** When each rank starts (launch skew), seconds; 0 when absent. */
   startSeconds?: readonly number[];
+  /**
+   * Per rank, how much slower than calibrated its kernel ran (its recorder's CPU-clock reads over
+   * the table's, CommTable.clockReadSeconds); 1 when absent. A node's turns and switches, system
+   * calls and scheduling, take its ranks' mean times the table's.
+   */
+  kernelSlowness?: readonly number[];
   /** Called when an operation is reported (its time is fixed), in time order per rank. */
   onReport?: (rank: number, op: PemOp, time: number) => void;
 }
@@ -311,6 +317,8 @@ export class PemEngine {
   /** When the connection of a pair of ranks on different nodes (lower × ranks + higher) is open. */
   private readonly connectedAt = new Map<number, number>();
   /** EngineNetwork.schedulerTickSeconds, or 0. */
+  /** Per node, its kernel's time for a turn or a switch over the table's (EngineInput.kernelSlowness). */
+  private readonly kernelSlowness: Float64Array;
   private readonly tick: number;
   /** EngineNetwork.schedulerSliceSeconds, or 0 (processor sharing). */
   private readonly slice: number;
@@ -331,8 +339,13 @@ export class PemEngine {
     this.linkFree = new Float64Array(input.coresPerNode.length);
     this.tick = input.network.schedulerTickSeconds ?? 0;
     this.slice = input.network.schedulerSliceSeconds ?? 0;
-    for (let r = 0; r < n; r++) this.nodes[input.nodeOf[r]].ranks++;
-    for (const node of this.nodes) node.switchIn = input.network.switchIn?.(node.ranks / node.cores) ?? 0;
+    const slowness = new Float64Array(this.nodes.length);
+    for (let r = 0; r < n; r++) {
+      this.nodes[input.nodeOf[r]].ranks++;
+      slowness[input.nodeOf[r]] += input.kernelSlowness?.[r] ?? 1;
+    }
+    this.kernelSlowness = Float64Array.from(this.nodes, (node, i) => (node.ranks > 0 ? slowness[i] / node.ranks : 1));
+    for (const node of this.nodes) node.switchIn = (input.network.switchIn?.(node.ranks / node.cores) ?? 0) * this.kernelSlowness[node.index];
     const contended = (input.network.linkSecondsPerByte ?? 0) > 0 && input.network.interNodeSharedMemory !== true;
     this.raceWindow = Float64Array.from(this.nodes, (node) => (contended ? Math.min((node.ranks / node.cores) * node.switchIn, input.network.oneWay(0, false)) : 0));
     this.racing = this.nodes.map(() => []);
@@ -356,7 +369,7 @@ export class PemEngine {
     if (peer.node === rank.node && polls(peer)) polling--;
     // The calibration's k ranks on one core are the pair and k − 2 polling: here the receiver and
     // the polling ranks share the node's cores.
-    return polling > 0 ? turnOf(1 + (polling + 1) / node.cores) : 0;
+    return polling > 0 ? turnOf(1 + (polling + 1) / node.cores) * this.kernelSlowness[rank.node] : 0;
   }
 
   /**

@@ -3,7 +3,7 @@
 // again through the engine, so memory stays bounded by the operations in flight.
 
 import * as fs from 'node:fs';
-import { CommTable, isCommTablePreset, loadCommTable, modelCommTable, presetCommTable } from '../network/commTable';
+import { CLOCK_READS_MIN, CommTable, isCommTablePreset, loadCommTable, modelCommTable, presetCommTable } from '../network/commTable';
 import { communicatorRanks, openOtf2Archive, Otf2Archive } from '../trace/otf2Archive';
 import { CollectiveCosts } from './collectives';
 import { CriticalPath, PemEngine } from './engine';
@@ -163,6 +163,10 @@ export async function predictScenarios(
   const asTraced = tracedPlacement(archive.ranks);
   // The run whose first events start the ranks: the computations' trace, or this one.
   const startsFrom = computeArchive ? tracedPlacement(computeArchive.ranks) : asTraced;
+  // The kernel's speed comes with the computations: from their trace.
+  const slowness = computeArchive ? kernelSlowness(computeArchive, options.computeFromNetwork ?? traced) : kernelSlowness(archive, traced);
+  const slownessSaid = slownessNote(slowness);
+  if (slownessSaid) notes.push(slownessSaid);
   // The traced configuration's own prediction, when asked for: how far the replay is from the run.
   let identity: number | undefined;
   const results: ScenarioResult[] = [];
@@ -209,6 +213,7 @@ export async function predictScenarios(
         network,
         communicators,
         startSeconds: rankStartSeconds(computeFirstSeconds ?? streams.map((st) => st.facts.firstSeconds), samePlacement(placement, startsFrom)),
+        kernelSlowness: slowness,
       });
       while (!engine.run(SLICE)) {
         if (cancel?.()) throw new CancelledError();
@@ -288,6 +293,50 @@ export function rankStartSeconds(firstSeconds: readonly number[], samePlacement:
   const origin = Math.min(...firstSeconds.filter(Number.isFinite));
   return firstSeconds.map((first) => (samePlacement && Number.isFinite(first) ? first - origin : 0));
 }
+
+/**
+ * Per rank, how much slower its kernel ran than when `table` was calibrated: the median of its
+ * recorder's real reads of the CPU clock over the table's (clockReadSeconds); 1 where either is
+ * not known. On this VM the kernel's speed changes from run to run while user-space work does not:
+ * in slow phases a CPU-clock read and a relaying turn both take up to 40% longer (docs/pem.md,
+ * "The kernel's speed"). The computations come from the trace and keep the run's speed already.
+ * Only a rank that read the clock in a steady rhythm says the speed: CLOCK_READS_MIN reads, one
+ * per READ_EVERY_EVENTS of its events or more, and STEADY_READS_PER_SECOND of the trace's span or
+ * more. Reads that follow other work on the core pay for the caches it took: after the rare long
+ * waits of a pair that mostly waits less than 5 µs (a tick, a barrier) they took 655–715 ns in
+ * fast runs whose steady reads take 595–625, and between the pipeline's 512 KiB copies 1.0–1.4 µs.
+ */
+export function kernelSlowness(archive: Otf2Archive, table: CommTable): number[] {
+  const calibrated = table.clockReadSeconds;
+  const slowness = new Array<number>(archive.ranks.length).fill(1);
+  if (!calibrated) return slowness;
+  const spanSeconds = archive.defs.clock.traceLength / archive.defs.clock.ticksPerSecond;
+  for (const rank of archive.ranks) {
+    const read = rank.clockRead;
+    const events = archive.defs.locations.get(rank.location)?.events ?? Infinity;
+    const steady = read !== undefined && read.count >= CLOCK_READS_MIN && read.count * READ_EVERY_EVENTS >= events && read.count >= spanSeconds * STEADY_READS_PER_SECOND;
+    if (steady && rank.rank < slowness.length) slowness[rank.rank] = read.seconds / calibrated;
+  }
+  return slowness;
+}
+
+/** Reads per second of the trace, at least, for a rank's reads to come in a steady rhythm (kernelSlowness): one per 50 µs, as a rank relaying messages makes them. */
+const STEADY_READS_PER_SECOND = 20_000;
+
+/** Beyond this a rank's kernel slowness is worth a word: the steady reads of one phase spread about 5%. */
+const SLOWNESS_SAID = 0.05;
+
+/** Says how far the run's kernel was from the calibration's, when any rank's was by more than SLOWNESS_SAID. */
+function slownessNote(slowness: readonly number[]): string | undefined {
+  const low = Math.min(...slowness);
+  const high = Math.max(...slowness);
+  if (Math.max(high - 1, 1 - low) <= SLOWNESS_SAID) return undefined;
+  const range = high - low < 0.005 ? high.toFixed(2) : `${low.toFixed(2)}–${high.toFixed(2)}`;
+  return `the run's system calls took ${range} times as long as when the table was calibrated (the recorder's timed reads of the CPU clock): turns and switches on shared cores are charged that much`;
+}
+
+/** Events per real read of the CPU clock, at most, for its reads to say a rank's kernel speed (kernelSlowness): about one per four MPI calls. */
+const READ_EVERY_EVENTS = 20;
 
 /** Operations per rank read by the first pass: enough for the smallest values, long before the end. */
 const FIRST_PASS_OPS = 5_000;

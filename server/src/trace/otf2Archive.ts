@@ -38,6 +38,12 @@ export interface RankLocation {
    * absent in older recorder traces and other tools' traces: not known).
    */
   preconnected?: boolean;
+  /**
+   * `causal_lens:clock_read_ns` and `causal_lens:clock_reads`: the median time of the recorder's
+   * real reads of the thread's CPU clock (a system call: it follows the kernel's speed in that run),
+   * in seconds, and how many it timed (absent in older recorder traces and other tools' traces).
+   */
+  clockRead?: { seconds: number; count: number };
   eventFile: string;
   local: LocalDefinitions;
 }
@@ -101,6 +107,12 @@ export function openOtf2Archive(anchorPath: string): Otf2Archive {
     const smallestText = props?.get('causal_lens:smallest_call_cpu_ns');
     const smallest = smallestText === undefined ? undefined : parseSmallestCallCpu(smallestText);
     if (smallest === null) unreadable('causal_lens:smallest_call_cpu_ns', 'NAME=NANOSECONDS,...');
+    const clockReadText = props?.get('causal_lens:clock_read_ns');
+    const clockReadsText = props?.get('causal_lens:clock_reads');
+    const clockRead = Number(clockReadText);
+    const clockReads = Number(clockReadsText);
+    if (clockReadText !== undefined && !(Number.isInteger(clockRead) && clockRead > 0)) unreadable('causal_lens:clock_read_ns', 'nanoseconds');
+    if (clockReadsText !== undefined && !(Number.isInteger(clockReads) && clockReads > 0)) unreadable('causal_lens:clock_reads', 'a count');
     const preconnectedText = props?.get('causal_lens:preconnected');
     if (preconnectedText !== undefined && preconnectedText !== 'true' && preconnectedText !== 'false') unreadable('causal_lens:preconnected', 'true or false');
     return {
@@ -111,6 +123,7 @@ export function openOtf2Archive(anchorPath: string): Otf2Archive {
       ...(anySource > 0 ? { anySourceReceives: anySource } : {}),
       ...(smallest ? { smallestCallCpu: smallest } : {}),
       ...(preconnectedText === 'true' || preconnectedText === 'false' ? { preconnected: preconnectedText === 'true' } : {}),
+      ...(clockRead > 0 && clockReads > 0 && Number.isInteger(clockRead) && Number.isInteger(clockReads) ? { clockRead: { seconds: clockRead * 1e-9, count: clockReads } } : {}),
       eventFile: path.join(base, `${location}.evt`),
       local,
     };
