@@ -316,9 +316,9 @@ export class PemEngine {
   private readonly races: Float64Array;
   /** When the connection of a pair of ranks on different nodes (lower × ranks + higher) is open. */
   private readonly connectedAt = new Map<number, number>();
-  /** EngineNetwork.schedulerTickSeconds, or 0. */
   /** Per node, its kernel's time for a turn or a switch over the table's (EngineInput.kernelSlowness). */
   private readonly kernelSlowness: Float64Array;
+  /** EngineNetwork.schedulerTickSeconds, or 0. */
   private readonly tick: number;
   /** EngineNetwork.schedulerSliceSeconds, or 0 (processor sharing). */
   private readonly slice: number;

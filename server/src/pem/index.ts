@@ -297,7 +297,7 @@ export function rankStartSeconds(firstSeconds: readonly number[], samePlacement:
 /**
  * Per rank, how much slower its kernel ran than when `table` was calibrated: the median of its
  * recorder's real reads of the CPU clock over the table's (clockReadSeconds); 1 where either is
- * not known. On this VM the kernel's speed changes from run to run while user-space work does not:
+ * not known. On a VM the kernel's speed may change from run to run while user-space work does not:
  * in slow phases a CPU-clock read and a relaying turn both take up to 40% longer (docs/pem.md,
  * "The kernel's speed"). The computations come from the trace and keep the run's speed already.
  * Only a rank that read the clock in a steady rhythm says the speed: CLOCK_READS_MIN reads, one
@@ -320,6 +320,8 @@ export function kernelSlowness(archive: Otf2Archive, table: CommTable): number[]
   return slowness;
 }
 
+/** Events per real read of the CPU clock, at most, for its reads to say a rank's kernel speed (kernelSlowness): about one per four MPI calls. */
+const READ_EVERY_EVENTS = 20;
 /** Reads per second of the trace, at least, for a rank's reads to come in a steady rhythm (kernelSlowness): one per 50 µs, as a rank relaying messages makes them. */
 const STEADY_READS_PER_SECOND = 20_000;
 
@@ -334,9 +336,6 @@ function slownessNote(slowness: readonly number[]): string | undefined {
   const range = high - low < 0.005 ? high.toFixed(2) : `${low.toFixed(2)}–${high.toFixed(2)}`;
   return `the run's system calls took ${range} times as long as when the table was calibrated (the recorder's timed reads of the CPU clock): turns and switches on shared cores are charged that much`;
 }
-
-/** Events per real read of the CPU clock, at most, for its reads to say a rank's kernel speed (kernelSlowness): about one per four MPI calls. */
-const READ_EVERY_EVENTS = 20;
 
 /** Operations per rank read by the first pass: enough for the smallest values, long before the end. */
 const FIRST_PASS_OPS = 5_000;

@@ -111,8 +111,10 @@ export function openOtf2Archive(anchorPath: string): Otf2Archive {
     const clockReadsText = props?.get('causal_lens:clock_reads');
     const clockRead = Number(clockReadText);
     const clockReads = Number(clockReadsText);
-    if (clockReadText !== undefined && !(Number.isInteger(clockRead) && clockRead > 0)) unreadable('causal_lens:clock_read_ns', 'nanoseconds');
-    if (clockReadsText !== undefined && !(Number.isInteger(clockReads) && clockReads > 0)) unreadable('causal_lens:clock_reads', 'a count');
+    const clockReadKnown = Number.isInteger(clockRead) && clockRead > 0;
+    const clockReadsKnown = Number.isInteger(clockReads) && clockReads > 0;
+    if (clockReadText !== undefined && !clockReadKnown) unreadable('causal_lens:clock_read_ns', 'nanoseconds');
+    if (clockReadsText !== undefined && !clockReadsKnown) unreadable('causal_lens:clock_reads', 'a count');
     const preconnectedText = props?.get('causal_lens:preconnected');
     if (preconnectedText !== undefined && preconnectedText !== 'true' && preconnectedText !== 'false') unreadable('causal_lens:preconnected', 'true or false');
     return {
@@ -123,7 +125,7 @@ export function openOtf2Archive(anchorPath: string): Otf2Archive {
       ...(anySource > 0 ? { anySourceReceives: anySource } : {}),
       ...(smallest ? { smallestCallCpu: smallest } : {}),
       ...(preconnectedText === 'true' || preconnectedText === 'false' ? { preconnected: preconnectedText === 'true' } : {}),
-      ...(clockRead > 0 && clockReads > 0 && Number.isInteger(clockRead) && Number.isInteger(clockReads) ? { clockRead: { seconds: clockRead * 1e-9, count: clockReads } } : {}),
+      ...(clockReadKnown && clockReadsKnown ? { clockRead: { seconds: clockRead * 1e-9, count: clockReads } } : {}),
       eventFile: path.join(base, `${location}.evt`),
       local,
     };
