@@ -158,15 +158,16 @@ async function measure() {
     relayTurn: medianPoints(calibrations.map((c) => c.relayTurn)),
     recorderCallSeconds: medianSeconds(calibrations.map((c) => c.recorderCallSeconds)),
     recorderTurn: medianPoints(calibrations.map((c) => c.recorderTurn)),
-    // A calibration whose traces timed too few reads of the CPU clock has none.
-    clockReadSeconds: medianSeconds(calibrations.flatMap((c) => (c.clockReadSeconds === undefined ? [] : [c.clockReadSeconds]))),
     schedulerTickSeconds: medianSeconds(calibrations.map((c) => c.schedulerTickSeconds)),
     schedulerSliceSeconds: medianSeconds(calibrations.map((c) => c.schedulerSliceSeconds)),
   };
+  // A calibration whose traces timed too few reads of the CPU clock has none; with none at all, neither has the table.
+  const reads = calibrations.flatMap((c) => (c.clockReadSeconds === undefined ? [] : [c.clockReadSeconds]));
+  if (reads.length) traced.clockReadSeconds = medianSeconds(reads);
   const microseconds = (points, pick) => points.map((p) => (pick(p) * 1e6).toFixed(2)).join(' ');
   process.stderr.write(`one-way 8 B, per calibration: same core ${microseconds(calibrations, (c) => c.intraNode.find((p) => p.bytes === 8).seconds)} µs, two cores ${microseconds(calibrations, (c) => c.interNode.find((p) => p.bytes === 8).seconds)} µs\n`);
   process.stderr.write(`0 B with k ranks on one core, medians: ${traced.sharedCore.map((p) => `${p.ranksPerCore}: ${(p.seconds * 1e6).toFixed(2)} µs`).join(', ')}\n`);
-  process.stderr.write(`relaying turn with k ranks on one core, medians: ${traced.relayTurn.map((p) => `${p.ranksPerCore}: ${(p.seconds * 1e6).toFixed(2)} µs`).join(', ')}; recorder per call ${(traced.recorderCallSeconds * 1e6).toFixed(3)} µs, per turn ${traced.recorderTurn.map((p) => `${p.ranksPerCore}: ${(p.seconds * 1e6).toFixed(3)} µs`).join(', ')}; CPU-clock read ${(traced.clockReadSeconds * 1e9).toFixed(0)} ns (per calibration ${calibrations.map((c) => (c.clockReadSeconds * 1e9).toFixed(0)).join(' ')}); scheduler's tick ${(traced.schedulerTickSeconds * 1e3).toFixed(2)} ms, slice ${(traced.schedulerSliceSeconds * 1e3).toFixed(2)} ms\n`);
+  process.stderr.write(`relaying turn with k ranks on one core, medians: ${traced.relayTurn.map((p) => `${p.ranksPerCore}: ${(p.seconds * 1e6).toFixed(2)} µs`).join(', ')}; recorder per call ${(traced.recorderCallSeconds * 1e6).toFixed(3)} µs, per turn ${traced.recorderTurn.map((p) => `${p.ranksPerCore}: ${(p.seconds * 1e6).toFixed(3)} µs`).join(', ')}; CPU-clock read ${traced.clockReadSeconds === undefined ? 'not timed' : `${(traced.clockReadSeconds * 1e9).toFixed(0)} ns`} (per calibration ${calibrations.map((c) => (c.clockReadSeconds === undefined ? '-' : (c.clockReadSeconds * 1e9).toFixed(0))).join(' ')}); scheduler's tick ${(traced.schedulerTickSeconds * 1e3).toFixed(2)} ms, slice ${(traced.schedulerSliceSeconds * 1e3).toFixed(2)} ms\n`);
   return { traced, runs };
 }
 

@@ -86,7 +86,7 @@ export async function runCalibrate(args: string[], out: (t: string) => void, err
       const turns = tables.flatMap((t) => (t.recorderTurn ? [t.recorderTurn] : []));
       if (turns.length) table.recorderTurn = medianPoints(turns);
       const reads = tables.flatMap((t) => (t.clockReadSeconds === undefined ? [] : [t.clockReadSeconds]));
-      table.clockReadSeconds = reads.length ? medianSeconds(reads) : undefined;
+      if (reads.length) table.clockReadSeconds = medianSeconds(reads);
     }
     table.schedulerTickSeconds = medianSeconds(tables.map((t) => t.schedulerTickSeconds!));
     table.schedulerSliceSeconds = medianSeconds(tables.map((t) => t.schedulerSliceSeconds!));

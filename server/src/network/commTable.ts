@@ -42,8 +42,8 @@
 // when the tracer stays in the prediction. "clockReadSeconds" (optional) is the recorder's real
 // read of a thread's CPU clock during the calibration (the median its relaying traces timed): a
 // system call, whose time follows the kernel's speed; a trace that timed its own reads slower ran
-// its turns slower by as much (docs/pem.md, "The kernel's speed"). "stackCpu" (optional) is the CPU a message between
-// nodes costs outside the ranks (the network stack, or a link emulator such as the validation's
+// its turns slower by as much (docs/pem.md, "The kernel's speed"). "stackCpu" (optional) is the
+// CPU a message between nodes costs outside the ranks (the network stack, or a link emulator such as the validation's
 // nfqdelay): it is inside the one-way times, where the cores were idle, but takes CPU from ranks
 // that compute. "connectSeconds" (optional) is how much longer the first message between two
 // ranks on different nodes takes than later ones: Open MPI's TCP BTL opens a connection at the
