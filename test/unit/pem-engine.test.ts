@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mulberry32 } from '../../server/src/causal/random';
 import { COLL_ALLGATHER, COLL_ALLREDUCE, COLL_ALLTOALL, COLL_BARRIER, COLL_BCAST, COLL_GATHER, COLL_SCATTER, CollectiveCosts, collectiveRounds } from '../../server/src/pem/collectives';
 import { EngineInput, EngineNetwork, simulate } from '../../server/src/pem/engine';
-import { arrayStream, op, OpKind, PemOp } from '../../server/src/pem/ops';
+import { arrayStream, op, OpKind, PemOp, RESUMED_WAIT_SECONDS } from '../../server/src/pem/ops';
 
 const INSTANT: EngineNetwork = { eagerLimitBytes: 65536, oneWay: () => 0 };
 
@@ -461,7 +461,7 @@ test("a node's kernel slowness stretches its switches and its receivers' turns, 
   close(packed.result.finishSeconds[1], 1 + 2 * 2, "two polling ranks' turns at the receiving node's slowness, the sender's does not count");
 });
 
-test("a resumption on a shared core costs the trace's resumed calls of its kind where that is more than the switch, and nothing on a core of its own", () => {
+test("a resumption on a shared core after a real wait costs the trace's resumed calls of its kind where that is more than the switch, and nothing on a core of its own", () => {
   const net: EngineNetwork = { eagerLimitBytes: 65536, oneWay: (_bytes, same) => (same ? 0.5 : 2), switchIn: (ranksPerCore) => (ranksPerCore >= 2 ? 1 : 0) };
   // Rank 1 waits for rank 0, which computes 1 s first; the trace says its receive's resumption costs `resume`.
   const pair = (resume?: number) => [
@@ -472,6 +472,16 @@ test("a resumption on a shared core costs the trace's resumed calls of its kind 
   close(run(pair(3), [0, 0], [1], net).result.finishSeconds[1], 1 + 3 + 1, "the trace's resumption, 3 s, more than the switch");
   close(run(pair(0.5), [0, 0], [1], net).result.finishSeconds[1], 1 + 1 + 1, 'never less than the switch');
   close(run(pair(3), [0, 0], [2], net).result.finishSeconds[1], 1 + 0.5 + 1, 'a core each: no switch, only the delay');
+  // The trace's resumed calls waited RESUMED_WAIT_SECONDS or more; a relay's short waits take the switch back.
+  const fast: EngineNetwork = { eagerLimitBytes: 65536, oneWay: (_bytes, same) => (same ? 5e-7 : 2e-6), switchIn: (ranksPerCore) => (ranksPerCore >= 2 ? 1e-5 : 0) };
+  const after = (compute: number, resumeSeconds?: number) => [
+    [op(OpKind.Send, { compute, peer: 1 }), op(OpKind.End)],
+    [op(OpKind.Recv, { peer: 0, ...(resumeSeconds === undefined ? {} : { resumeSeconds }) }), op(OpKind.End, { compute: 1e-4 })],
+  ];
+  const finish = (compute: number, resume?: number) => run(after(compute, resume), [0, 0], [1], fast).result.finishSeconds[1];
+  assert.ok(1e-4 < RESUMED_WAIT_SECONDS && 1e-3 > RESUMED_WAIT_SECONDS, 'the two waits fall on either side of the bound');
+  close(finish(1e-4, 5e-5), finish(1e-4), 'a wait shorter than RESUMED_WAIT_SECONDS: the switch, as without the trace\'s cost');
+  close(finish(1e-3, 5e-5), finish(1e-3) + 5e-5 - 1e-5, 'a wait as long: the resumption instead of the switch');
 });
 
 test('time off the core (I/O, sleep) takes as long in every placement, uses no CPU and takes no turn', () => {

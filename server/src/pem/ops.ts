@@ -22,6 +22,13 @@ export const enum OpKind {
 
 const NO_REQUESTS: readonly number[] = [];
 
+/**
+ * A wait at least this long is a real one (PemOp.resumeSeconds): the rank left its core and other
+ * work took it, with its caches. Shorter waits are a relay's: the rank's turn came back in the
+ * calibrated switch (a wait of a few microseconds while its core-mates took theirs).
+ */
+export const RESUMED_WAIT_SECONDS = 200e-6;
+
 export class PemOp {
   /** CPU seconds computed between the end of the previous operation and this one. */
   compute = 0;
@@ -68,9 +75,9 @@ export class PemOp {
   pollInterval?: number;
   /**
    * Recv, Wait: CPU a resumption after a real wait costs on a shared core, from the trace (the
-   * median of its kind's calls that were off their core for most of a long wait, less the kind's
-   * smallest: TraceOpsOptions.resumeCost); the engine charges at least its switch. Absent on most
-   * operations, as offCpuSeconds.
+   * median of its kind's calls that were off their core for most of a wait of RESUMED_WAIT_SECONDS
+   * or more, less the kind's smallest: TraceOpsOptions.resumeCost); the engine charges it to a
+   * replayed wait as long, and at least its switch to any. Absent on most operations, as offCpuSeconds.
    */
   resumeSeconds?: number;
   /** Send, Isend: goes to the source the rank's last wildcard receive matched in the replay, not to `peer` (dealing.ts). */

@@ -33,7 +33,7 @@
 import { Otf2Archive, openRankEvents, RankLocation } from '../trace/otf2Archive';
 import { Otf2Problem } from '../trace/otf2Definitions';
 import * as ev from '../trace/otf2Events';
-import { OpKind, PemOp, RankStream } from './ops';
+import { OpKind, PemOp, RankStream, RESUMED_WAIT_SECONDS } from './ops';
 import { IdTable } from './idTable';
 
 export interface TraceOpsOptions {
@@ -157,13 +157,13 @@ export function cpuTimeMetrics(archive: Otf2Archive): Set<number> {
 export const CALLS_KEPT_PER_REGION = 256;
 
 /**
- * A call that waited off its core and resumed: 200 µs or more of wall time, under a tenth of it
+ * A call that waited off its core and resumed: RESUMED_WAIT_SECONDS or more of wall time, under a tenth of it
  * on the CPU. Its CPU is then what taking the core back costs (the switch, the poll, reading
  * every message that came meanwhile, with the caches the other ranks left), not polling: a rank
  * that polls through a wait with its core free burns half of it or more (mpi_yield_when_idle).
  */
 export function isResumedCall(wallSeconds: number, cpuSeconds: number): boolean {
-  return wallSeconds >= 200e-6 && cpuSeconds > 0 && cpuSeconds < 0.1 * wallSeconds;
+  return wallSeconds >= RESUMED_WAIT_SECONDS && cpuSeconds > 0 && cpuSeconds < 0.1 * wallSeconds;
 }
 
 /** A rank's operations, read from its event file as the engine asks for them. */
