@@ -181,6 +181,24 @@ test('a preconnected property that is neither true nor false is a problem naming
   assert.ok(archive.ranks.every((rank) => rank.cpuSet !== undefined && rank.smallestCallCpu !== undefined));
 });
 
+test('a timed CPU-clock read without its count is a problem naming the definitions file and the location; the ranks read, without a read time', async () => {
+  // Four ranks on one core: every wait ends in a real read, so every rank has both properties.
+  const summary = await recordTrace({ np: 4, outDir: path.join(WORK, 'clock-reads-damaged'), program: 'taskset', args: ['-c', '0', path.join(MPI_BUILD, 'latency'), '300'] });
+  const defsPath = summary.archive.replace(/\.otf2$/, '.def');
+  const bytes = fs.readFileSync(defsPath);
+  const name = 'causal_lens:clock_reads\0';
+  const at = bytes.indexOf(name);
+  assert.ok(at > 0 && bytes.indexOf(name, at + 1) < 0, 'the count property named once');
+  // Renamed, the count is a property no reader knows; the median stays alone.
+  bytes[at + name.length - 2] = 'z'.charCodeAt(0);
+  fs.writeFileSync(defsPath, new Uint8Array(bytes));
+  const archive = openOtf2Archive(summary.archive);
+  assert.deepEqual(archive.problems.map((p) => [p.file, p.message]), [0, 1, 2, 3].map((location) => [defsPath, `location ${location}: causal_lens:clock_read_ns without causal_lens:clock_reads; ignored`]));
+  assert.ok(archive.problems.every((p) => p.offset > 0), 'each problem at its property');
+  assert.deepEqual(archive.ranks.map((rank) => rank.clockRead), [undefined, undefined, undefined, undefined]);
+  assert.ok(archive.ranks.every((rank) => rank.cpuSet !== undefined && rank.smallestCallCpu !== undefined));
+});
+
 test("the recorder's smallest call CPU property: nanoseconds by region name, or null when it is not that", () => {
   assert.deepEqual([...parseSmallestCallCpu('MPI_Send=66,MPI_Recv=28')!], [['MPI_Send', 66e-9], ['MPI_Recv', 28e-9]]);
   assert.deepEqual([...parseSmallestCallCpu('')!], []);

@@ -115,6 +115,12 @@ export function openOtf2Archive(anchorPath: string): Otf2Archive {
     const clockReadsKnown = Number.isInteger(clockReads) && clockReads > 0;
     if (clockReadText !== undefined && !clockReadKnown) unreadable('causal_lens:clock_read_ns', 'nanoseconds');
     if (clockReadsText !== undefined && !clockReadsKnown) unreadable('causal_lens:clock_reads', 'a count');
+    // The converter writes the two together: one alone is a damaged archive, not a rank without reads.
+    if ((clockReadText === undefined) !== (clockReadsText === undefined)) {
+      const [present, missing] = clockReadText === undefined ? ['causal_lens:clock_reads', 'causal_lens:clock_read_ns'] : ['causal_lens:clock_read_ns', 'causal_lens:clock_reads'];
+      const offset = archive.defs.locationPropertyOffsets.get(location)?.get(present) ?? 0;
+      archive.problems.push({ file: defsPath, offset, message: `location ${location}: ${present} without ${missing}; ignored` });
+    }
     const preconnectedText = props?.get('causal_lens:preconnected');
     if (preconnectedText !== undefined && preconnectedText !== 'true' && preconnectedText !== 'false') unreadable('causal_lens:preconnected', 'true or false');
     return {
