@@ -444,6 +444,10 @@ test("a rank's kernel slowness is its timed CPU-clock reads over the table's, wh
   const calibrated = Math.min(...reads) / 2;
   const slowness = kernelSlowness(archive, { ...table, clockReadSeconds: calibrated });
   slowness.forEach((s, i) => assert.ok(Math.abs(s - reads[i] / calibrated) < 1e-12 && s >= 2, `rank ${i}: ${s}`));
+  // Reads within 5% of the table's are the spread of one phase: the table's speed stands.
+  const near = kernelSlowness(archive, { ...table, clockReadSeconds: reads[0] / 1.04 });
+  assert.equal(near[0], 1, `reads 4% slower than calibrated: ${near[0]}`);
+  assert.ok(Math.abs(kernelSlowness(archive, { ...table, clockReadSeconds: reads[0] / 1.06 })[0] - 1.06) < 1e-12, 'reads 6% slower: charged');
   // A rank whose reads are rare among its events (the long waits of a mostly fast pair) says nothing.
   const rare = { ...archive, ranks: archive.ranks.map((rank, i) => (i === 0 ? { ...rank, clockRead: { ...rank.clockRead!, count: 100 } } : rank)) };
   assert.equal(kernelSlowness(rare, { ...table, clockReadSeconds: calibrated })[0], 1);

@@ -297,7 +297,7 @@ export function rankStartSeconds(firstSeconds: readonly number[], samePlacement:
 /**
  * Per rank, how much slower its kernel ran than when `table` was calibrated: the median of its
  * recorder's real reads of the CPU clock over the table's (clockReadSeconds); 1 where either is
- * not known. On a VM the kernel's speed may change from run to run while user-space work does not:
+ * not known, or where the two are within SLOWNESS_SAID of each other. On a VM the kernel's speed may change from run to run while user-space work does not:
  * in slow phases a CPU-clock read and a relaying turn both take up to 40% longer (docs/pem.md,
  * "The kernel's speed"). The computations come from the trace and keep the run's speed already.
  * Only a rank that read the clock in a steady rhythm says the speed: CLOCK_READS_MIN reads, one
@@ -315,7 +315,11 @@ export function kernelSlowness(archive: Otf2Archive, table: CommTable): number[]
     const read = rank.clockRead;
     const events = archive.defs.locations.get(rank.location)?.events ?? Infinity;
     const steady = read !== undefined && read.count >= CLOCK_READS_MIN && read.count * READ_EVERY_EVENTS >= events && read.count >= spanSeconds * STEADY_READS_PER_SECOND;
-    if (steady && rank.rank < slowness.length) slowness[rank.rank] = read.seconds / calibrated;
+    if (!steady || rank.rank >= slowness.length) continue;
+    // Within the reads' spread in one phase the table's speed stands: charging that noise took the
+    // latency program's N/2 targets a few points lower where their turns were no faster.
+    const ratio = read.seconds / calibrated;
+    if (Math.abs(ratio - 1) > SLOWNESS_SAID) slowness[rank.rank] = ratio;
   }
   return slowness;
 }
@@ -325,7 +329,7 @@ const READ_EVERY_EVENTS = 20;
 /** Reads per second of the trace, at least, for a rank's reads to come in a steady rhythm (kernelSlowness): one per 50 µs, as a rank relaying messages makes them. */
 const STEADY_READS_PER_SECOND = 20_000;
 
-/** Beyond this a rank's kernel slowness is worth a word: the steady reads of one phase spread about 5%. */
+/** Beyond this a rank's kernel slowness is charged and worth a word: the steady reads of one phase spread about 5%. */
 const SLOWNESS_SAID = 0.05;
 
 /** Says how far the run's kernel was from the calibration's, when any rank's was by more than SLOWNESS_SAID. */
