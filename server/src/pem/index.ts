@@ -297,9 +297,9 @@ export function rankStartSeconds(firstSeconds: readonly number[], samePlacement:
 /**
  * Per rank, how much slower its kernel ran than when `table` was calibrated: the median of its
  * recorder's real reads of the CPU clock over the table's (clockReadSeconds); 1 where either is
- * not known, or where the two are within SLOWNESS_SAID of each other. On a VM the kernel's speed may change from run to run while user-space work does not:
- * in slow phases a CPU-clock read and a relaying turn both take up to 40% longer (docs/pem.md,
- * "The kernel's speed"). The computations come from the trace and keep the run's speed already.
+ * not known, or where the two are within SLOWNESS_SPREAD of each other. On a VM the kernel's
+ * speed may change from run to run while user-space work does not: in slow phases a CPU-clock
+ * read and a relaying turn both take up to 40% longer (docs/pem.md, "The kernel's speed"). The computations come from the trace and keep the run's speed already.
  * Only a rank that read the clock in a steady rhythm says the speed: CLOCK_READS_MIN reads, one
  * per READ_EVERY_EVENTS of its events or more, and STEADY_READS_PER_SECOND of the trace's span or
  * more. Reads that follow other work on the core pay for the caches it took: after the rare long
@@ -319,7 +319,7 @@ export function kernelSlowness(archive: Otf2Archive, table: CommTable): number[]
     // Within the reads' spread in one phase the table's speed stands: charging that noise took the
     // latency program's N/2 targets a few points lower where their turns were no faster.
     const ratio = read.seconds / calibrated;
-    if (Math.abs(ratio - 1) > SLOWNESS_SAID) slowness[rank.rank] = ratio;
+    if (Math.abs(ratio - 1) > SLOWNESS_SPREAD) slowness[rank.rank] = ratio;
   }
   return slowness;
 }
@@ -329,14 +329,14 @@ const READ_EVERY_EVENTS = 20;
 /** Reads per second of the trace, at least, for a rank's reads to come in a steady rhythm (kernelSlowness): one per 50 µs, as a rank relaying messages makes them. */
 const STEADY_READS_PER_SECOND = 20_000;
 
-/** Beyond this a rank's kernel slowness is charged and worth a word: the steady reads of one phase spread about 5%. */
-const SLOWNESS_SAID = 0.05;
+/** The steady reads of one phase spread about 5%: within it a rank's kernel runs at the table's speed (kernelSlowness). */
+const SLOWNESS_SPREAD = 0.05;
 
-/** Says how far the run's kernel was from the calibration's, when any rank's was by more than SLOWNESS_SAID. */
+/** Says how far the run's kernel was from the calibration's, when any rank's slowness is charged. */
 function slownessNote(slowness: readonly number[]): string | undefined {
+  if (slowness.every((s) => s === 1)) return undefined;
   const low = Math.min(...slowness);
   const high = Math.max(...slowness);
-  if (Math.max(high - 1, 1 - low) <= SLOWNESS_SAID) return undefined;
   const range = high - low < 0.005 ? high.toFixed(2) : `${low.toFixed(2)}–${high.toFixed(2)}`;
   return `the run's system calls took ${range} times as long as when the table was calibrated (the recorder's timed reads of the CPU clock): turns and switches on shared cores are charged that much`;
 }
