@@ -168,10 +168,10 @@ async function measure() {
   process.stderr.write(`one-way 8 B, per calibration: same core ${microseconds(calibrations, (c) => c.intraNode.find((p) => p.bytes === 8).seconds)} µs, two cores ${microseconds(calibrations, (c) => c.interNode.find((p) => p.bytes === 8).seconds)} µs\n`);
   process.stderr.write(`0 B with k ranks on one core, medians: ${traced.sharedCore.map((p) => `${p.ranksPerCore}: ${(p.seconds * 1e6).toFixed(2)} µs`).join(', ')}\n`);
   process.stderr.write(`relaying turn with k ranks on one core, medians: ${traced.relayTurn.map((p) => `${p.ranksPerCore}: ${(p.seconds * 1e6).toFixed(2)} µs`).join(', ')}; recorder per call ${(traced.recorderCallSeconds * 1e6).toFixed(3)} µs, per turn ${traced.recorderTurn.map((p) => `${p.ranksPerCore}: ${(p.seconds * 1e6).toFixed(3)} µs`).join(', ')}; CPU-clock read ${traced.clockReadSeconds === undefined ? 'not timed' : `${(traced.clockReadSeconds * 1e9).toFixed(0)} ns`} (per calibration ${calibrations.map((c) => (c.clockReadSeconds === undefined ? '-' : (c.clockReadSeconds * 1e9).toFixed(0))).join(' ')}); scheduler's tick ${(traced.schedulerTickSeconds * 1e3).toFixed(2)} ms, slice ${(traced.schedulerSliceSeconds * 1e3).toFixed(2)} ms\n`);
-  return { traced, runs };
+  return { traced, runs, calibrations };
 }
 
-const { traced, runs } = kept ? readKept(kept) : await measure();
+const { traced, runs, calibrations } = kept ? readKept(kept) : await measure();
 if (kept) {
   // Runs kept by an earlier version are judged as fresh ones: their table says what the emulated
   // nodes are, and their times and computations are read again with this reader (a run's time
@@ -183,7 +183,8 @@ if (kept) {
   }
 }
 const machine = measuredOn(kept);
-if (keep) writeKept(work, { traced, runs }, machine);
+// Each calibration is kept beside the table made of them (runs kept before 2026-11-27 02:00 have none).
+if (keep) writeKept(work, { traced, runs, calibrations }, machine);
 const repetitions = Object.values(runs)[0].length;
 
 const rows = [];
