@@ -7,7 +7,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { runCalibrate } from '../../server/src/cli/calibrate';
+import { repeatSpreadWarning, runCalibrate } from '../../server/src/cli/calibrate';
 import { UsageError } from '../../server/src/cli/flags';
 import { busyShare } from '../../server/src/mpi/machineLoad';
 import { PingPongError, measureSchedulerTick, medianPoints, pairedRelayTurns, parseFirstOneWay, parsePingPong, parseRelayTurn, parseSlice, parseTick, recorderTurnCosts } from '../../server/src/mpi/calibration';
@@ -75,6 +75,16 @@ test('calibrate measures every size from 0 B to 16 MiB and writes a table the ta
   // --repeat 2: two measurements, their spread reported, each point their median.
   assert.equal(progress.match(/measurement \d of 2/g)?.length, 2);
   assert.match(progress, /8-byte one-way over 2 measurements \d+\.\d\d–\d+\.\d\d µs; the table takes each point's median/);
+});
+
+test('calibrate warns when its repeated measurements fall in different phases of the machine\'s speed', () => {
+  // This VM's one-core 8-byte one-way times over five calibrations of one run (2026-11-27 01:36):
+  // four in a slow phase, one fast; and a run all in the fast phase.
+  const warning = repeatSpreadWarning([2.37e-6, 2.01e-6, 2.11e-6, 1.69e-6, 2.33e-6]);
+  assert.match(warning ?? '', /^causal-lens calibrate: warning: the 5 measurements' 8-byte one-way times differ by 40%: .*--repeat\n$/);
+  assert.equal(repeatSpreadWarning([1.68e-6, 1.69e-6, 1.68e-6, 1.72e-6, 1.69e-6]), undefined);
+  assert.equal(repeatSpreadWarning([1.0e-6, 1.14e-6]), undefined);
+  assert.ok(repeatSpreadWarning([1.0e-6, 1.16e-6]));
 });
 
 test("the relaying ping-pong's line is read; without it the error names the run", () => {

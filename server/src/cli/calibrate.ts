@@ -17,6 +17,24 @@ const DEFAULT_REPEAT = 3;
 /** Other processes busier than this, over half a second between measurements, are reported. */
 const BUSY_WARNING_SHARE = 0.2;
 
+/**
+ * Beyond this the repeated measurements' 8-byte one-way times disagree enough to say so. Within
+ * one phase of a VM's speed they spread about 3%; between phases 25–60% (a message between two
+ * ranks on one core 1.67–1.73 µs against 2.0–2.7 µs: docs/pem.md, Accuracy, 2026-11-27 01:15–02:11).
+ */
+const REPEAT_SPREAD_WARNING = 0.15;
+
+/** Says when the repeated measurements' 8-byte one-way times disagree: the machine's speed changed while they ran. */
+export function repeatSpreadWarning(oneWaySeconds: readonly number[]): string | undefined {
+  const spread = Math.max(...oneWaySeconds) / Math.min(...oneWaySeconds) - 1;
+  if (!(spread > REPEAT_SPREAD_WARNING)) return undefined;
+  return (
+    `causal-lens calibrate: warning: the ${oneWaySeconds.length} measurements' 8-byte one-way times differ by ${(spread * 100).toFixed(0)}%: ` +
+    "this machine's speed changed while they ran (a VM's does, in phases of seconds); the table takes each point's median, and predictions of " +
+    'programs made of small messages may be off by as much; calibrate again, or with a larger --repeat\n'
+  );
+}
+
 /** Warns when other processes keep this machine's CPUs busy while the calibration is between runs. */
 async function warnIfBusy(err: (t: string) => void, when: string): Promise<void> {
   const share = await busyShare(0.5);
@@ -91,8 +109,11 @@ export async function runCalibrate(args: string[], out: (t: string) => void, err
     table.schedulerTickSeconds = medianSeconds(tables.map((t) => t.schedulerTickSeconds!));
     table.schedulerSliceSeconds = medianSeconds(tables.map((t) => t.schedulerSliceSeconds!));
     if (repeat > 1) {
-      const small = tables.map((t) => t.intraNode!.find((p) => p.bytes === 8)!.seconds * 1e6).sort((a, b) => a - b);
-      err(`causal-lens calibrate: 8-byte one-way over ${repeat} measurements ${small[0].toFixed(2)}–${small[small.length - 1].toFixed(2)} µs; the table takes each point's median\n`);
+      const small = tables.map((t) => t.intraNode!.find((p) => p.bytes === 8)!.seconds);
+      const us = (seconds: number) => (seconds * 1e6).toFixed(2);
+      err(`causal-lens calibrate: 8-byte one-way over ${repeat} measurements ${us(Math.min(...small))}–${us(Math.max(...small))} µs; the table takes each point's median\n`);
+      const disagree = repeatSpreadWarning(small);
+      if (disagree) err(disagree);
     }
   }
   const text = `${JSON.stringify(table, null, 2)}\n`;
