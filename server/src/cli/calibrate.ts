@@ -19,7 +19,7 @@ const BUSY_WARNING_SHARE = 0.2;
 
 /**
  * Beyond this the repeated measurements' 8-byte one-way times disagree enough to say so. Within
- * one phase of a VM's speed they spread about 3%; between phases 25–60% (a message between two
+ * one phase of a VM's speed they spread about 3%; between phases 20–60% (a message between two
  * ranks on one core 1.67–1.73 µs against 2.0–2.7 µs: docs/pem.md, Accuracy, 2026-11-27 01:15–02:11).
  */
 const REPEAT_SPREAD_WARNING = 0.15;
