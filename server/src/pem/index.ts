@@ -299,7 +299,8 @@ export function rankStartSeconds(firstSeconds: readonly number[], samePlacement:
  * recorder's real reads of the CPU clock over the table's (clockReadSeconds); 1 where either is
  * not known, or where the two are within SLOWNESS_SPREAD of each other. On a VM the kernel's
  * speed may change from run to run while user-space work does not: in slow phases a CPU-clock
- * read and a relaying turn both take up to 40% longer (docs/pem.md, "The kernel's speed"). The computations come from the trace and keep the run's speed already.
+ * read and a relaying turn both take up to 40% longer (docs/pem.md, "The kernel's speed"). The
+ * computations come from the trace and keep the run's speed already.
  * Only a rank that read the clock in a steady rhythm says the speed: CLOCK_READS_MIN reads, one
  * per READ_EVERY_EVENTS of its events or more, and STEADY_READS_PER_SECOND of the trace's span or
  * more. Reads that follow other work on the core pay for the caches it took: after the rare long
