@@ -126,7 +126,7 @@ export class PanelHost implements vscode.Disposable {
     try {
       const result = await this.server.request(
         ext.whatIf,
-        { trace: message.trace, scenarios: message.scenarios, coresPerNode: message.coresPerNode, tracedNetwork: message.tracedNetwork, progressId: run.id },
+        { trace: message.trace, scenarios: message.scenarios, coresPerNode: message.coresPerNode, tracedNetwork: message.tracedNetwork, tableSpread: message.tableSpread, progressId: run.id },
         run.cancel.token,
       );
       this.post({ type: 'whatIfResult', trace: message.trace, result });

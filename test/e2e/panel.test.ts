@@ -26,10 +26,12 @@ const PANEL_COMMAND = 'Causal Lens: Open What-if and Scaling Panel';
 const SCALING_CSV = 'matmul-N.scaling.csv';
 const WHATIF_TRACE = 'halo-4';
 const DAMAGED_TRACE = path.join(SAMPLES, 'mpi', 'traces', 'halo-4-damaged-e2e');
+/** A calibration measured three times on this machine (each point's extremes kept), in the workspace while the test runs. */
+const SPREAD_TABLE = path.join(SAMPLES, 'mpi', 'comm-table-spread-e2e.json');
 
 interface WhatIfJson {
   measuredSeconds: number;
-  scenarios: { placement: string; predictedSeconds: number }[];
+  scenarios: { placement: string; predictedSeconds: number; tableSpread?: { lowSeconds: number; highSeconds: number } }[];
 }
 
 function whatIfCli(trace: string, flags: string[]): WhatIfJson {
@@ -54,6 +56,10 @@ test('the panel opens from the palette; the Causal tab follows the cursor, the S
   const events = path.join(DAMAGED_TRACE, 'traces', '2.evt');
   fs.truncateSync(events, Math.floor(fs.statSync(events).size * 0.6));
   t.after(() => fs.rmSync(DAMAGED_TRACE, { recursive: true, force: true }));
+  // Without its host, so that the sample trace's host keeps its own table as "Recorded with".
+  const { host: _host, ...spreadTable } = JSON.parse(fs.readFileSync(path.join(repoRoot, 'test', 'fixtures', 'network', 'comm-table-repeat3.json'), 'utf8'));
+  fs.writeFileSync(SPREAD_TABLE, JSON.stringify(spreadTable));
+  t.after(() => fs.rmSync(SPREAD_TABLE, { force: true }));
 
   await withWorkbench(SAMPLES, 'panel-causal', async (workbench) => {
     const cspViolations: string[] = [];
@@ -129,6 +135,25 @@ test('the panel opens from the palette; the Causal tab follows the cursor, the S
     const machineIdentity = identityWarning(recorded.scenarios[1].predictedSeconds, recorded.measuredSeconds, loadCommTable(machineTable).name);
     assert.deepEqual(await texts('#whatif-warnings'), machineIdentity ? [machineIdentity] : []);
     t.diagnostic(`screenshot: ${await workbench.screenshot('panel-whatif')}`);
+
+    // A table measured three times: each prediction's range over its points' fastest and slowest
+    // measurements (the checkbox is on by default), as the CLI's --spread gives it.
+    assert.equal(rows[0][2], '—', 'a table measured once has no spread');
+    await panel.locator('#whatif-traced-network').evaluate((select, table) => {
+      (select as unknown as { value: string }).value = table;
+      select.dispatchEvent(new Event('change'));
+    }, SPREAD_TABLE);
+    await panel.locator('#whatif-run').click();
+    const spreadCells = panel.locator('#whatif-table tbody tr td:nth-child(3)');
+    await spreadCells.filter({ hasNotText: '—' }).first().waitFor({ timeout: 120_000 });
+    const spreadRows = await panel.locator('#whatif-table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+    const spread = whatIfCli(trace, ['--placement', '4/1', '--placement', '4/2', '--traced-network', SPREAD_TABLE, '--spread']);
+    assert.deepEqual(
+      spreadRows.map((cells) => [cells[1], cells[2]]),
+      spread.scenarios.map((s) => [formatSeconds(s.predictedSeconds), `${formatSeconds(s.tableSpread!.lowSeconds)} – ${formatSeconds(s.tableSpread!.highSeconds)}`]),
+      "the panel shows the CLI's ranges over the table's spread",
+    );
+    t.diagnostic(`screenshot: ${await workbench.screenshot('panel-whatif-spread')}`);
 
     // The server's assumed table instead, named as the server names it: no turns, and a replay
     // farther from the run, as the CLI without --traced-network predicts.

@@ -172,14 +172,17 @@ test("the recorder's hidden cost per turn: the traced turn's growth past 2 ranks
   assert.deepEqual(recorderTurnCosts(traced.slice(1), untraced), []);
 });
 
-test('medianPoints: each point the median of its measurements; different points are refused', () => {
+test('medianPoints: each point the median of its measurements, with their extremes; different points are refused', () => {
   const run = (...seconds: number[]) => seconds.map((s, i) => ({ bytes: 8 << i, seconds: s, samples: 10 }));
-  assert.deepEqual(medianPoints([run(3, 30), run(1, 10), run(2, 50)]), run(2, 30));
-  assert.deepEqual(medianPoints([run(1, 10), run(2, 40)]), run(1.5, 25));
+  const spread = (points: { seconds: number }[], low: number[], high: number[]) => points.map((p, i) => ({ ...p, low: low[i], high: high[i] }));
+  assert.deepEqual(medianPoints([run(3, 30), run(1, 10), run(2, 50)]), spread(run(2, 30), [1, 10], [3, 50]));
+  assert.deepEqual(medianPoints([run(1, 10), run(2, 40)]), spread(run(1.5, 25), [1, 10], [2, 40]));
+  // One measurement has no spread.
+  assert.deepEqual(medianPoints([run(1, 10)]), run(1, 10));
   assert.throws(() => medianPoints([run(1, 2), run(1)]), /different points/);
   assert.throws(() => medianPoints([run(1, 2), run(1, 2).map((p) => ({ ...p, bytes: p.bytes * 2 }))]), /different points/);
   const shared = (...seconds: number[]) => seconds.map((s, i) => ({ ranksPerCore: 2 + 2 * i, seconds: s }));
-  assert.deepEqual(medianPoints([shared(1, 4), shared(3, 2), shared(2, 3)]), shared(2, 3));
+  assert.deepEqual(medianPoints([shared(1, 4), shared(3, 2), shared(2, 3)]), spread(shared(2, 3), [1, 2], [3, 4]));
 });
 
 test('the committed table for this machine is valid', () => {

@@ -1,5 +1,6 @@
 // Fuzz of the communication-time table's parser (server/src/network/commTable.ts): mutations of
-// this machine's calibration (samples/mpi/comm-table.json) and of a model table either parse into
+// this machine's calibrations (samples/mpi/comm-table.json; test/fixtures/network/, measured three
+// times, with each point's extremes) and of a model table either parse into
 // a table that keeps the schema's rules or are refused with a CommTableError naming the file;
 // nothing else is thrown. FUZZ_SEED=n replays a seed.
 
@@ -32,6 +33,7 @@ function increasing(points: readonly SharedCorePoint[] | undefined, label: strin
   if (!points) return;
   points.forEach((p, i) => {
     assert.ok(Number.isInteger(p.ranksPerCore) && p.ranksPerCore >= 1 && Number.isFinite(p.seconds) && p.seconds >= 0, `${label}: ${JSON.stringify(p)}`);
+    assert.ok((p.low ?? 0) <= p.seconds && p.seconds <= (p.high ?? Infinity), `${label}: ${JSON.stringify(p)}`);
     if (i > 0) assert.ok(p.ranksPerCore > points[i - 1].ranksPerCore, label);
   });
 }
@@ -40,6 +42,7 @@ test(`${CASES} mutations of real tables parse into valid tables or are refused w
   const measured = fs.readFileSync(path.join(__dirname, '../../../samples/mpi/comm-table.json'), 'utf8');
   const sources = [
     { name: 'comm-table.json', text: measured },
+    { name: 'comm-table-repeat3.json', text: fs.readFileSync(path.join(__dirname, '../../../test/fixtures/network/comm-table-repeat3.json'), 'utf8') },
     { name: 'model.json', text: `${JSON.stringify(modelCommTable('gbe', 5e-5, 1.25e8), null, 2)}\n` },
   ];
   const random = mulberry32(SEED);
@@ -59,6 +62,7 @@ test(`${CASES} mutations of real tables parse into valid tables or are refused w
     for (const list of [table.intraNode, table.interNode]) {
       list?.forEach((p, i) => {
         assert.ok(Number.isFinite(p.seconds) && p.seconds >= 0 && p.bytes >= 0, `${label}: ${JSON.stringify(p)}`);
+        assert.ok((p.low ?? 0) <= p.seconds && p.seconds <= (p.high ?? Infinity), `${label}: ${JSON.stringify(p)}`);
         if (i > 0) assert.ok(p.bytes > list[i - 1].bytes, `${label}: sizes increase`);
       });
     }

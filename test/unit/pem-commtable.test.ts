@@ -4,10 +4,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { COMM_TABLE_PRESETS, linkSecondsPerByte, loadCommTable, modelCommTable, oneWaySeconds, parseCommTable, presetCommTable, receiverTurnSeconds, recorderTurnSeconds, switchInSeconds } from '../../server/src/network/commTable';
+import { COMM_TABLE_PRESETS, linkSecondsPerByte, loadCommTable, modelCommTable, oneWaySeconds, parseCommTable, presetCommTable, receiverTurnSeconds, recorderTurnSeconds, switchInSeconds, tableAtBound } from '../../server/src/network/commTable';
 import { engineNetwork } from '../../server/src/pem/scenario';
 
 const MEASURED = path.join(__dirname, '../../../samples/mpi/comm-table.json');
+/** `causal-lens calibrate --repeat 3` on this machine: each point the median of three, with their extremes. */
+const REPEATED = path.join(__dirname, '../../../test/fixtures/network/comm-table-repeat3.json');
 
 const table = (extra: object) => JSON.stringify({ schema: 'causal-lens/comm-table@1', name: 't', source: 'measured', createdAt: 'x', eagerLimitBytes: 65536, ...extra });
 
@@ -49,6 +51,39 @@ test('bad tables are refused with the file and the JSON path of the problem', ()
   assert.throws(() => parseCommTable(table({ host: '', intraNode: [{ bytes: 0, seconds: 1e-6 }] }), 'a.json'), /\$\.host: expected a host name/);
   assert.equal(parseCommTable(table({ host: 'node7', intraNode: [{ bytes: 0, seconds: 1e-6 }] }), 'a.json').host, 'node7');
   assert.throws(() => loadCommTable('/nonexistent.json'), /\/nonexistent\.json: cannot read the communication table \(ENOENT\)/);
+});
+
+test("a table measured three times keeps each point's fastest and slowest; the table at either bound takes them", () => {
+  const t = loadCommTable(REPEATED);
+  const lists = [t.intraNode!, t.sharedCore!, t.relayTurn!];
+  for (const points of lists) for (const p of points) assert.ok(p.low! <= p.seconds && p.seconds <= p.high!, JSON.stringify(p));
+  // This VM's speed moved while it calibrated: the 8-byte one-way's bounds are apart.
+  const eight = t.intraNode!.find((p) => p.bytes === 8)!;
+  assert.ok(eight.high! > eight.low!, JSON.stringify(eight));
+  const low = tableAtBound(t, 'low')!;
+  const high = tableAtBound(t, 'high')!;
+  assert.equal(oneWaySeconds(low, 8, true), eight.low);
+  assert.equal(oneWaySeconds(high, 8, true), eight.high);
+  assert.ok(oneWaySeconds(low, 1000, true) <= oneWaySeconds(t, 1000, true) && oneWaySeconds(t, 1000, true) <= oneWaySeconds(high, 1000, true));
+  assert.ok(switchInSeconds(low, 4) <= switchInSeconds(t, 4) && switchInSeconds(t, 4) <= switchInSeconds(high, 4));
+  // The bounds' other fields are the table's; the table itself is left as it was.
+  assert.equal(low.eagerLimitBytes, t.eagerLimitBytes);
+  assert.equal(low.schedulerSliceSeconds, t.schedulerSliceSeconds);
+  assert.equal(loadCommTable(REPEATED).intraNode![4].seconds, t.intraNode![4].seconds);
+  // Measured once, or a model: no spread.
+  assert.equal(tableAtBound(loadCommTable(MEASURED), 'low'), undefined);
+  assert.equal(tableAtBound(presetCommTable('gbe'), 'high'), undefined);
+  // A bound equal to its median everywhere is no spread either.
+  assert.equal(tableAtBound(parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6, low: 1e-6, high: 2e-6 }] }), 's.json'), 'low'), undefined);
+});
+
+test("a point's low and high are checked: numbers around its median", () => {
+  const point = (extra: object) => table({ intraNode: [{ bytes: 0, seconds: 1e-6, ...extra }] });
+  assert.throws(() => parseCommTable(point({ low: 2e-6 }), 'a.json'), /a\.json: \$\.intraNode\[0\]\.low: expected a finite number from 0 to the point's seconds \(0\.000001\), got 0\.000002/);
+  assert.throws(() => parseCommTable(point({ high: 5e-7 }), 'a.json'), /a\.json: \$\.intraNode\[0\]\.high: expected a finite number ≥ the point's seconds/);
+  assert.throws(() => parseCommTable(point({ low: 'fast' }), 'a.json'), /\$\.intraNode\[0\]\.low/);
+  assert.throws(() => parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], relayTurn: [{ ranksPerCore: 2, seconds: 1e-6, high: -1 }, { ranksPerCore: 4, seconds: 1e-6 }] }), 'a.json'), /\$\.relayTurn\[0\]\.high/);
+  assert.deepEqual(parseCommTable(point({ low: 5e-7, high: 3e-6 }), 'a.json').intraNode, [{ bytes: 0, seconds: 1e-6, samples: 0, low: 5e-7, high: 3e-6 }]);
 });
 
 test('the link holds a message for its size over the bandwidth: the model, or the slope of the largest sizes', () => {

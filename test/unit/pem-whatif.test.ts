@@ -800,11 +800,12 @@ test("the side panel's CSV export carries each rank's finish and the CPU the rep
     return out;
   };
   const rows = scenariosCsv(result).trim().split('\n').map(cells);
-  assert.deepEqual(rows[0], ['placement', 'network', 'rank', 'predicted_s', 'measured_s', 'compute_s', 'comm_s', 'wait_s', 'cpu_compute_s', 'cpu_calls_s']);
+  assert.deepEqual(rows[0], ['placement', 'network', 'rank', 'predicted_s', 'measured_s', 'compute_s', 'comm_s', 'wait_s', 'cpu_compute_s', 'cpu_calls_s', 'spread_low_s', 'spread_high_s']);
   assert.equal(rows.length, 1 + result.scenarios.length * 5, 'a row per scenario and one per rank of it');
   for (const s of result.scenarios) {
     const ofScenario = rows.filter((row) => row[0] === s.placement);
-    assert.deepEqual(ofScenario[0].slice(2), ['all', String(s.predictedSeconds), String(result.measuredSeconds), String(s.criticalPath.computeSeconds), String(s.criticalPath.commSeconds), String(s.criticalPath.waitSeconds), '', '']);
+    // The sample table was measured once: no spread.
+    assert.deepEqual(ofScenario[0].slice(2), ['all', String(s.predictedSeconds), String(result.measuredSeconds), String(s.criticalPath.computeSeconds), String(s.criticalPath.commSeconds), String(s.criticalPath.waitSeconds), '', '', '', '']);
     for (const r of s.perRank) {
       const row = ofScenario.find((cells) => cells[2] === String(r.rank))!;
       assert.deepEqual([row[3], row[8], row[9]].map(Number), [r.finishSeconds, r.computeCpuSeconds, r.callCpuSeconds]);
@@ -812,4 +813,40 @@ test("the side panel's CSV export carries each rank's finish and the CPU the rep
       if (r.rank > 0) assert.ok(r.callCpuSeconds > 0, `${s.placement} rank ${r.rank}`);
     }
   }
+});
+
+test("with the tables' spread, each scenario is also predicted with every point at its fastest and slowest measurement", async () => {
+  // Measured three times on this machine: each point's median, with its extremes.
+  const repeated = path.join(__dirname, '../../../test/fixtures/network/comm-table-repeat3.json');
+  const trace = traces.get('latency')!;
+  const scenarios = [{ nodes: 1 }, { nodes: 2 }, { nodes: 2, network: 'gbe' }];
+  const options = { tracedNetwork: loadCommTable(repeated), coresPerNode: 1 };
+  const plain = await predictScenarios(trace, scenarios, options);
+  const spread = await predictScenarios(trace, scenarios, { ...options, tableSpread: true });
+  assert.ok(plain.scenarios.every((s) => s.tableSpread === undefined), 'asked for none');
+  spread.scenarios.forEach((s, i) => {
+    assert.equal(s.predictedSeconds, plain.scenarios[i].predictedSeconds, 'the median table predicts as without the spread');
+    const range = s.tableSpread!;
+    assert.ok(range.lowSeconds <= s.predictedSeconds && s.predictedSeconds <= range.highSeconds, `${s.placement}, ${s.network}: ${JSON.stringify(range)} around ${s.predictedSeconds}`);
+    // A latency-bound program on a machine whose speed moved while it calibrated: its predictions move too
+    // (with gbe between nodes, its ranks' turns and copies inside a node keep the traced table's spread).
+    assert.ok(range.highSeconds > range.lowSeconds, `${s.placement}, ${s.network}: ${JSON.stringify(range)}`);
+  });
+  // A table measured once has no spread to predict with.
+  const once = await predictScenarios(trace, [{ nodes: 2 }], { tracedNetwork: loadCommTable(COMM_TABLE), coresPerNode: 1, tableSpread: true });
+  assert.equal(once.scenarios[0].tableSpread, undefined);
+  // The CLI (--spread) and the panel give the same ranges.
+  const cli = await whatif(['--json', trace, '--traced-network', repeated, '--placement', '4/1', '--placement', '4/2', '--cores', '1', '--spread']);
+  const cliScenarios = (JSON.parse(cli.out) as { scenarios: { tableSpread: unknown }[] }).scenarios;
+  assert.deepEqual(cliScenarios.map((s) => s.tableSpread), spread.scenarios.slice(0, 2).map((s) => s.tableSpread));
+  const text = (await whatif([trace, '--traced-network', repeated, '--placement', '4/1', '--cores', '1', '--spread'])).out;
+  const range = spread.scenarios[0].tableSpread!;
+  assert.ok(text.includes(`${range.lowSeconds.toFixed(4)}–${range.highSeconds.toFixed(4)} s over the tables' spread`), text);
+  const panel = await whatIfForPanel([WORK, path.dirname(repeated)], { trace, scenarios: [{ nodes: 1 }], coresPerNode: 1, tracedNetwork: repeated, tableSpread: true, progressId: 'spread' }, () => undefined, () => false);
+  assert.ok(panel.ok, panel.ok ? '' : panel.message);
+  assert.deepEqual(panel.scenarios[0].tableSpread, range);
+  // Its CSV export carries the range on the scenario's row.
+  const [header, all] = scenariosCsv(panel).trim().split('\n').map((line) => line.split(','));
+  assert.deepEqual(header.slice(-2), ['spread_low_s', 'spread_high_s']);
+  assert.deepEqual(all.slice(-2).map(Number), [range.lowSeconds, range.highSeconds]);
 });

@@ -1,6 +1,8 @@
 // PEM validation on this machine: placements (Ps-PEM). Re-runnable:
 //   npx tsc -p . && scripts/build-mpi.sh && node validation/pem/validate.mjs [--reps 5] [--programs a,b] [--configs 2/1,2/2,...] [--results FILE]
 //   [--keep DIR] [--kept DIR] (keep the traces and times; predict from kept ones again without running)
+//   [--spread] (also predict each traced target with the table's points at their fastest and slowest
+//   calibration, and count the cases whose measured time lies within that range)
 // For every program and every configuration N/M (N ranks on M emulated nodes: each node is one
 // core, ranks pinned in blocks by pin-rank.sh under taskset), the program runs REPS times under
 // the recorder, the configurations interleaved so that slow phases of this VM hit all of them.
@@ -70,6 +72,7 @@ process.env.CAUSAL_LENS_MPI_BUILD = build;
 const pinnedArgs = (program, nodes) => [String(nodes), path.join(build, PROGRAMS[program].binary), ...PROGRAMS[program].args];
 
 // --keep DIR keeps the traces and measured times (DIR/measured.json); --kept DIR predicts from them again.
+const spread = process.argv.includes('--spread');
 const keep = option('keep');
 const kept = option('kept');
 const work = workDir(keep, 'causal-lens-pem-validation-');
@@ -177,6 +180,8 @@ if (kept) {
   // nodes are, and their times and computations are read again with this reader (a run's time
   // ends where its last rank enters MPI_Finalize).
   traced.interNodeSharedMemory = true;
+  // Tables kept before their points carried the calibrations' extremes get them (the medians are the same).
+  if (calibrations?.length > 1) for (const key of ['intraNode', 'interNode', 'sharedCore', 'relayTurn', 'recorderTurn']) traced[key] = medianPoints(calibrations.map((c) => c[key]));
   for (const run of Object.values(runs).flat()) {
     run.measuredSeconds = (await predictScenarios(run.archive, [])).measuredSeconds;
     run.cpu = computeSeconds(run.archive);
@@ -197,17 +202,22 @@ for (const program of programs) {
     const untracedPrediction = await predictScenarios(source.archive, scenarios, { tracedNetwork: traced, coresPerNode: 1, eventCostSeconds: 'auto' });
     const targetRatios = [];
     const untracedTargetRatios = [];
+    const spreadRatios = [];
     for (const to of targets) {
       const ratios = [];
       const untracedRatios = [];
+      const lowHigh = [];
       for (const run of runs[`${program} ${to}`]) {
-        const withTargetCompute = await predictScenarios(source.archive, [{ nodes: run.nodes }], { tracedNetwork: traced, coresPerNode: 1, computeFrom: run.archive });
+        const withTargetCompute = await predictScenarios(source.archive, [{ nodes: run.nodes }], { tracedNetwork: traced, coresPerNode: 1, computeFrom: run.archive, tableSpread: spread });
         ratios.push(withTargetCompute.scenarios[0].predictedSeconds / run.measuredSeconds);
+        const range = withTargetCompute.scenarios[0].tableSpread;
+        if (range) lowHigh.push([range.lowSeconds / run.measuredSeconds, range.highSeconds / run.measuredSeconds]);
         const untracedWithTargetCompute = await predictScenarios(source.archive, [{ nodes: run.nodes }], { tracedNetwork: traced, coresPerNode: 1, computeFrom: run.archive, eventCostSeconds: 'auto' });
         untracedRatios.push(untracedWithTargetCompute.scenarios[0].predictedSeconds / run.untraced);
       }
       targetRatios.push(ratios);
       untracedTargetRatios.push(untracedRatios);
+      spreadRatios.push(lowHigh);
     }
     targets.forEach((to, i) => {
       const measured = runs[`${program} ${to}`];
@@ -219,6 +229,8 @@ for (const program of programs) {
         to,
         targetComputeErrorPercent: (medianSeconds(targetRatios[i]) - 1) * 100,
         targetComputeRangePercent: [(Math.min(...targetRatios[i]) - 1) * 100, (Math.max(...targetRatios[i]) - 1) * 100],
+        // --spread: the median over the target runs of the predictions with the table's fastest and slowest points.
+        ...(spreadRatios[i].length > 0 ? { targetComputeSpreadPercent: [(medianSeconds(spreadRatios[i].map((r) => r[0])) - 1) * 100, (medianSeconds(spreadRatios[i].map((r) => r[1])) - 1) * 100] } : {}),
         untracedTargetErrorPercent: (medianSeconds(untracedTargetRatios[i]) - 1) * 100,
         untracedTargetRangePercent: [(Math.min(...untracedTargetRatios[i]) - 1) * 100, (Math.max(...untracedTargetRatios[i]) - 1) * 100],
         measuredMedianSeconds: medianSeconds(measured.map((r) => r.measuredSeconds)),
@@ -249,6 +261,17 @@ for (const program of programs) {
   for (const [key, what] of [['untracedTargetErrorPercent', 'untraced targets'], ['targetComputeErrorPercent', 'traced targets']]) {
     const errors = own.map((r) => r[key]);
     process.stdout.write(`${program}, ${what}: ${own.filter((r) => Math.abs(r[key]) <= 5).length} of ${own.length} within 5%, ${pct(Math.min(...errors))} … ${pct(Math.max(...errors))}\n`);
+  }
+}
+const spreadRows = rows.filter((r) => r.targetComputeSpreadPercent);
+if (spreadRows.length > 0) {
+  const holds = (r) => r.targetComputeSpreadPercent[0] <= 0 && r.targetComputeSpreadPercent[1] >= 0;
+  const missed = spreadRows.filter((r) => Math.abs(r.targetComputeErrorPercent) > 5);
+  process.stdout.write(`the table's spread (its points' fastest and slowest calibration): the range holds the measured time in ${spreadRows.filter(holds).length} of ${spreadRows.length} traced targets, ${missed.filter(holds).length} of the ${missed.length} beyond 5%\n`);
+  for (const program of programs) {
+    const own = spreadRows.filter((r) => r.program === program);
+    const widths = own.map((r) => r.targetComputeSpreadPercent[1] - r.targetComputeSpreadPercent[0]).sort((a, b) => a - b);
+    if (own.length) process.stdout.write(`${program}: range holds ${own.filter(holds).length} of ${own.length}, width ${widths[0].toFixed(1)} … ${widths[widths.length - 1].toFixed(1)} points (median ${medianSeconds(widths).toFixed(1)})\n`);
   }
 }
 if (!keep) fs.rmSync(work, { recursive: true, force: true });

@@ -13,11 +13,11 @@ function csvField(value: string | number): string {
  * cpu_calls_s).
  */
 export function scenariosCsv(result: Extract<WhatIfResult, { ok: true }>): string {
-  const lines = [['placement', 'network', 'rank', 'predicted_s', 'measured_s', 'compute_s', 'comm_s', 'wait_s', 'cpu_compute_s', 'cpu_calls_s'].join(',')];
+  const lines = [['placement', 'network', 'rank', 'predicted_s', 'measured_s', 'compute_s', 'comm_s', 'wait_s', 'cpu_compute_s', 'cpu_calls_s', 'spread_low_s', 'spread_high_s'].join(',')];
   for (const s of result.scenarios) {
     const path = s.criticalPath;
-    lines.push([s.placement, s.network, 'all', s.predictedSeconds, result.measuredSeconds, path.computeSeconds, path.commSeconds, path.waitSeconds, '', ''].map(csvField).join(','));
-    for (const rank of s.perRank) lines.push([s.placement, s.network, rank.rank, rank.finishSeconds, '', '', '', '', rank.computeCpuSeconds, rank.callCpuSeconds].map(csvField).join(','));
+    lines.push([s.placement, s.network, 'all', s.predictedSeconds, result.measuredSeconds, path.computeSeconds, path.commSeconds, path.waitSeconds, '', '', s.tableSpread?.lowSeconds ?? '', s.tableSpread?.highSeconds ?? ''].map(csvField).join(','));
+    for (const rank of s.perRank) lines.push([s.placement, s.network, rank.rank, rank.finishSeconds, '', '', '', '', rank.computeCpuSeconds, rank.callCpuSeconds, '', ''].map(csvField).join(','));
   }
   return lines.join('\n') + '\n';
 }

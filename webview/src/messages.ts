@@ -28,7 +28,7 @@ export type ToPanel =
 export type ToHost =
   | { type: 'ready' }
   | { type: 'refreshOptions' }
-  | { type: 'runWhatIf'; trace: string; scenarios: WhatIfScenarioSpec[]; coresPerNode?: number; tracedNetwork?: string }
+  | { type: 'runWhatIf'; trace: string; scenarios: WhatIfScenarioSpec[]; coresPerNode?: number; tracedNetwork?: string; tableSpread?: boolean }
   | { type: 'cancelWhatIf' }
   | { type: 'revealLine'; uri: string; line: number }
   | { type: 'fit'; csv: string; predictAt: number[] }
@@ -80,7 +80,13 @@ const TO_PANEL: Record<ToPanel['type'], Check> = {
 const TO_HOST: Record<ToHost['type'], Check> = {
   ready: () => true,
   refreshOptions: () => true,
-  runWhatIf: shape({ trace: isString, scenarios: arrayOf(scenario), coresPerNode: optional((v) => Number.isInteger(v) && (v as number) > 0), tracedNetwork: optional(isString) }),
+  runWhatIf: shape({
+    trace: isString,
+    scenarios: arrayOf(scenario),
+    coresPerNode: optional((v) => Number.isInteger(v) && (v as number) > 0),
+    tracedNetwork: optional(isString),
+    tableSpread: optional((v) => typeof v === 'boolean'),
+  }),
   cancelWhatIf: () => true,
   revealLine: shape({ uri: isString, line: (v) => Number.isInteger(v) && (v as number) >= 0 }),
   fit: shape({ csv: isString, predictAt: arrayOf(isNumber) }),

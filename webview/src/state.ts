@@ -17,6 +17,8 @@ export interface WhatIfInputs {
   coresPerNode?: number;
   /** The network id of the table the trace was recorded with; "": an assumed shared memory. */
   tracedNetwork: string;
+  /** Also predict with the tables' points at their fastest and slowest measurements. */
+  tableSpread: boolean;
 }
 
 export interface PanelState {
@@ -30,7 +32,7 @@ export function initialState(): PanelState {
   return {
     tab: 'whatif',
     whatIf: {
-      inputs: { trace: '', nodes: [1, 2], cyclic: false, maps: [], networks: [''], customNetworks: [], tracedNetwork: '' },
+      inputs: { trace: '', nodes: [1, 2], cyclic: false, maps: [], networks: [''], customNetworks: [], tracedNetwork: '', tableSpread: true },
     },
     causal: {},
     scaling: { csv: '', predictAt: '' },

@@ -43,6 +43,8 @@ export class WhatIfTab {
   private readonly tracedNetworkSelect = custom('vscode-single-select', { id: 'whatif-traced-network', 'aria-label': 'Recorded with' });
   private readonly latencyField = custom('vscode-textfield', { id: 'whatif-latency', placeholder: 'latency µs' });
   private readonly bandwidthField = custom('vscode-textfield', { id: 'whatif-bandwidth', placeholder: 'bandwidth Gb/s' });
+  /** A calibration measured several times gives each prediction a range: its points at their fastest and slowest. */
+  private readonly spreadBox: HTMLElement;
   private readonly runButton = custom('vscode-button', { id: 'whatif-run' }, 'Predict');
   private readonly cancelButton = custom('vscode-button', { id: 'whatif-cancel', secondary: true, disabled: true }, 'Cancel');
   private readonly progressBar = el('div', { class: 'progress', id: 'whatif-progress', role: 'progressbar', hidden: true }, el('div', { class: 'progress-fill' }));
@@ -80,6 +82,8 @@ export class WhatIfTab {
     });
     const addNetwork = custom('vscode-button', { id: 'whatif-add-network', secondary: true }, 'Add network');
     addNetwork.addEventListener('click', () => this.addCustomNetwork());
+    this.spreadBox = this.checkbox('whatif-spread', "also with the tables' fastest and slowest measurements", inputs.tableSpread, (on) => (this.inputs.tableSpread = on));
+    this.spreadBox.title = 'A table calibrated with --repeat keeps each point\'s fastest and slowest measurement: each scenario is predicted with both too, three replays instead of one.';
     this.runButton.addEventListener('click', () => this.run());
     this.cancelButton.addEventListener('click', () => post({ type: 'cancelWhatIf' }));
     (this.mapsField as HTMLInputElement).value = inputs.maps.join('; ');
@@ -94,6 +98,7 @@ export class WhatIfTab {
       el('div', { class: 'form-row' }, custom('vscode-label', {}, 'Networks'), this.networksBox),
       el('div', { class: 'form-row' }, custom('vscode-label', {}, 'Custom network'), this.latencyField, this.bandwidthField, addNetwork),
       el('div', { class: 'form-row' }, custom('vscode-label', {}, 'Cores per node'), this.coresField),
+      el('div', { class: 'form-row' }, this.spreadBox),
       el('div', { class: 'form-row' }, this.runButton, this.cancelButton, this.progressBar, this.progressText),
       this.results,
     );
@@ -191,7 +196,7 @@ export class WhatIfTab {
     const scenarios = scenarioSpecs(this.inputs);
     this.setRunning(true);
     this.progress(0, `predicting ${scenarios.length} scenario${scenarios.length === 1 ? '' : 's'}…`);
-    post({ type: 'runWhatIf', trace: this.inputs.trace, scenarios, coresPerNode: this.inputs.coresPerNode, tracedNetwork: this.inputs.tracedNetwork || undefined });
+    post({ type: 'runWhatIf', trace: this.inputs.trace, scenarios, coresPerNode: this.inputs.coresPerNode, tracedNetwork: this.inputs.tracedNetwork || undefined, tableSpread: this.inputs.tableSpread });
   }
 
   private setRunning(running: boolean): void {
@@ -229,6 +234,7 @@ export class WhatIfTab {
     const rows = result.scenarios.map((s, i) => [
       i === best ? `★ ${names[i]}` : names[i],
       formatSeconds(s.predictedSeconds),
+      s.tableSpread ? `${formatSeconds(s.tableSpread.lowSeconds)} – ${formatSeconds(s.tableSpread.highSeconds)}` : '—',
       `${(((s.predictedSeconds - result.measuredSeconds) / result.measuredSeconds) * 100).toFixed(1)}%`,
       formatSeconds(s.criticalPath.computeSeconds),
       formatSeconds(s.criticalPath.commSeconds),
@@ -249,7 +255,7 @@ export class WhatIfTab {
       ...(warnings.length > 0 ? [el('ul', { id: 'whatif-warnings', class: 'warning', role: 'status' }, ...warnings.map((warning) => el('li', {}, warning)))] : []),
       ...(notes.length > 0 ? [el('ul', { id: 'whatif-notes' }, ...notes.map((note) => el('li', {}, note)))] : []),
       el('div', { class: 'charts' }, el('div', { class: 'chart' }, timeCanvas), el('div', { class: 'chart' }, pathCanvas), el('div', { class: 'chart' }, rankCanvas)),
-      table('whatif-table', ['scenario', 'predicted', 'vs measured', 'compute', 'communication', 'waiting'], rows, (i) => (i === best ? 'best' : undefined)),
+      table('whatif-table', ['scenario', 'predicted', "over the tables' spread", 'vs measured', 'compute', 'communication', 'waiting'], rows, (i) => (i === best ? 'best' : undefined)),
       el('div', { class: 'form-row' }, exportCsv, exportJson),
     );
     drawChart(timeCanvas, () => ({
@@ -258,6 +264,10 @@ export class WhatIfTab {
         labels: names,
         datasets: [
           { type: 'bar', label: 'predicted', data: result.scenarios.map((s) => s.predictedSeconds), backgroundColor: result.scenarios.map((_, i) => seriesColor(i === best ? 'green' : 'blue')) },
+          // A thin floating bar over each prediction: its range over the tables' spread.
+          ...(result.scenarios.some((s) => s.tableSpread)
+            ? [{ type: 'bar' as const, label: "tables' spread", data: result.scenarios.map((s): [number, number] | null => (s.tableSpread ? [s.tableSpread.lowSeconds, s.tableSpread.highSeconds] : null)), backgroundColor: seriesColor('orange'), grouped: false, barPercentage: 0.15 }]
+            : []),
           { type: 'line', label: 'measured', data: names.map(() => result.measuredSeconds), borderColor: seriesColor('orange'), pointRadius: 0, borderDash: [6, 4] },
         ],
       },

@@ -16,7 +16,7 @@ commands:
   record [--out DIR] -- CMD ARGS...           record CMD with perf: on- and off-CPU time per line
   trace [--np N] [--out DIR] [--pin] -- PROGRAM ARGS...   record an OTF2 trace of an MPI program (mpirun + recorder; --pin: a core per rank, in blocks)
   calibrate [--np 2] [--out FILE] [--repeat N] [--shared-core K,K...|none] [--preset NAME]   communication-time table of this machine (or a preset)
-  whatif [--json] TRACE [--placement N/M[:cyclic]]... [--map FILE]... [--network FILE|ethernet-10m|gbe|10gbe|ib-100g]... [--cores C] [--traced-network FILE|PRESET] [--event-cost-ns NS|auto] [--compute-from TRACE [--compute-from-network FILE|PRESET]]   PEM: predicted run time of other placements and networks
+  whatif [--json] TRACE [--placement N/M[:cyclic]]... [--map FILE]... [--network FILE|ethernet-10m|gbe|10gbe|ib-100g]... [--cores C] [--traced-network FILE|PRESET] [--event-cost-ns NS|auto] [--compute-from TRACE [--compute-from-network FILE|PRESET]] [--spread]   PEM: predicted run time of other placements and networks (--spread: also with each calibration point at its fastest and slowest measurement)
 `;
 
 type Command = (args: string[], out: (t: string) => void, err: (t: string) => void) => Promise<number>;

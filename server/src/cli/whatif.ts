@@ -1,6 +1,6 @@
 // `causal-lens whatif [--json] TRACE [--placement N/M[:cyclic]]... [--map FILE]... [--network FILE|PRESET]...
 //  [--cores C] [--traced-network FILE|PRESET] [--event-cost-ns NS|auto] [--compute-from TRACE
-//  [--compute-from-network FILE|PRESET]]`: PEM predictions from one OTF2 trace.
+//  [--compute-from-network FILE|PRESET]] [--spread]`: PEM predictions from one OTF2 trace.
 // Every placement is combined with every network; with no scenario flag the traced
 // configuration itself is predicted.
 
@@ -35,6 +35,7 @@ export async function runWhatif(args: string[], out: (t: string) => void, err: (
     placement: 'strings',
     map: 'strings',
     network: 'strings',
+    spread: 'boolean',
   });
   const { flags, positional } = parsed;
   const values = { placement: repeated(parsed, 'placement'), map: repeated(parsed, 'map'), network: repeated(parsed, 'network') };
@@ -66,6 +67,7 @@ export async function runWhatif(args: string[], out: (t: string) => void, err: (
       eventCostSeconds: eventCost(flags['event-cost-ns'] as string | undefined),
       computeFrom: flags['compute-from'] as string | undefined,
       computeFromNetwork: flags['compute-from-network'] !== undefined ? resolveNetwork(flags['compute-from-network'] as string) : undefined,
+      tableSpread: flags.spread === true,
     });
   } catch (error) {
     if (error instanceof ScenarioError) throw new Error(error.message);
@@ -76,7 +78,7 @@ export async function runWhatif(args: string[], out: (t: string) => void, err: (
     out(
       `${JSON.stringify({
         measuredSeconds: prediction.measuredSeconds,
-        scenarios: prediction.scenarios.map(({ placement, network, predictedSeconds, perRank, criticalPath }) => ({ placement, network, predictedSeconds, perRank, criticalPath })),
+        scenarios: prediction.scenarios.map(({ placement, network, predictedSeconds, perRank, criticalPath, tableSpread }) => ({ placement, network, predictedSeconds, perRank, criticalPath, ...(tableSpread ? { tableSpread } : {}) })),
       })}\n`,
     );
   } else {
@@ -84,8 +86,9 @@ export async function runWhatif(args: string[], out: (t: string) => void, err: (
     for (const s of prediction.scenarios) {
       const c = s.criticalPath;
       const vsMeasured = ((s.predictedSeconds - prediction.measuredSeconds) / prediction.measuredSeconds) * 100;
+      const spread = s.tableSpread ? `, ${s.tableSpread.lowSeconds.toFixed(4)}–${s.tableSpread.highSeconds.toFixed(4)} s over the tables' spread` : '';
       out(
-        `${s.placement.padEnd(18)} ${s.network.padEnd(40)} ${s.predictedSeconds.toFixed(4)} s (${vsMeasured >= 0 ? '+' : ''}${vsMeasured.toFixed(1)}% vs measured)  (critical path: compute ${c.computeSeconds.toFixed(4)}, communication ${c.commSeconds.toFixed(4)}, waiting for a CPU ${c.waitSeconds.toFixed(4)})\n`,
+        `${s.placement.padEnd(18)} ${s.network.padEnd(40)} ${s.predictedSeconds.toFixed(4)} s (${vsMeasured >= 0 ? '+' : ''}${vsMeasured.toFixed(1)}% vs measured${spread})  (critical path: compute ${c.computeSeconds.toFixed(4)}, communication ${c.commSeconds.toFixed(4)}, waiting for a CPU ${c.waitSeconds.toFixed(4)})\n`,
       );
     }
   }

@@ -133,7 +133,7 @@ export async function whatIfForPanel(
   if (typeof outside === 'string') return { ok: false, message: `${outside} is outside the workspace` };
   try {
     const tracedNetwork = params.tracedNetwork ? resolveNetwork(params.tracedNetwork) : undefined;
-    const prediction = await predictScenarios(params.trace, params.scenarios, { coresPerNode: params.coresPerNode, tracedNetwork }, progress, cancelled);
+    const prediction = await predictScenarios(params.trace, params.scenarios, { coresPerNode: params.coresPerNode, tracedNetwork, tableSpread: params.tableSpread }, progress, cancelled);
     return { ok: true, measuredSeconds: prediction.measuredSeconds, scenarios: prediction.scenarios, notes: prediction.notes, warnings: prediction.warnings, problems: predictionProblems(prediction) };
   } catch (error) {
     if (error instanceof CancelledError) return { ok: false, message: 'Cancelled.' };

@@ -41,9 +41,9 @@ export function parsePingPong(text: string, source: string): CommPoint[] {
 
 /**
  * Point by point, the median seconds of several measurements of the same points (the same
- * sizes, or the same ranks per core; the other fields are the first measurement's): one short
- * calibration moves with a VM's speed as much as a run does (1.68–2.67 µs one-way within
- * minutes here). Throws when the points differ.
+ * sizes, or the same ranks per core; the other fields are the first measurement's), with their
+ * fastest and slowest as `low` and `high`: one short calibration moves with a VM's speed as much
+ * as a run does (1.68–2.67 µs one-way within minutes here). Throws when the points differ.
  */
 export function medianPoints<P extends { seconds: number; bytes?: number; ranksPerCore?: number }>(runs: readonly (readonly P[])[]): P[] {
   const [first] = runs;
@@ -51,7 +51,11 @@ export function medianPoints<P extends { seconds: number; bytes?: number; ranksP
   if (!first || runs.some((run) => run.length !== first.length || run.some((point, i) => where(point) !== where(first[i])))) {
     throw new PingPongError('the calibrations measured different points; they cannot be combined');
   }
-  return first.map((point, i) => ({ ...point, seconds: medianSeconds(runs.map((run) => run[i].seconds)) }));
+  if (runs.length === 1) return [...first];
+  return first.map((point, i) => {
+    const seconds = runs.map((run) => run[i].seconds);
+    return { ...point, seconds: medianSeconds(seconds), low: Math.min(...seconds), high: Math.max(...seconds) };
+  });
 }
 
 /** The median of measurements (the mean of the middle two of an even number). */

@@ -25,6 +25,9 @@
 //     "schedulerSliceSeconds": 0.0014,
 //     "interNodeSharedMemory": true
 //   }
+// Any point of intraNode, interNode, sharedCore, relayTurn and recorderTurn may carry "low" and
+// "high": the fastest and slowest of the repeated measurements whose median "seconds" is
+// (`calibrate --repeat`); PEM predicts with each bound for the spread of its prediction.
 // Sizes are strictly increasing (calibration uses 0, 1, 2, 4 … 16 MiB). Either list may be
 // absent (a one-node measurement has no interNode), not both; "model" is required when
 // source = "model". "sharedCore" (optional, increasing ranksPerCore) is the 0-byte one-way time
@@ -66,16 +69,48 @@ export const COMM_TABLE_SCHEMA = 'causal-lens/comm-table@1';
 /** The fewest timed reads of the CPU clock whose median says a rank's kernel speed (clockReadSeconds): a relaying run at 2 ranks per core times a few, at 8 one per turn. */
 export const CLOCK_READS_MIN = 100;
 
-export interface CommPoint {
+export interface CommPoint extends MeasuredSpread {
   bytes: number;
   /** One-way time of a message of `bytes`. */
   seconds: number;
   samples: number;
 }
 
-export interface SharedCorePoint {
+export interface SharedCorePoint extends MeasuredSpread {
   ranksPerCore: number;
   seconds: number;
+}
+
+/** A point measured several times: `seconds` is their median, these their extremes. */
+export interface MeasuredSpread {
+  low?: number;
+  high?: number;
+}
+
+export type SpreadBound = 'low' | 'high';
+
+/** The lists whose points may carry a spread (MeasuredSpread). */
+const SPREAD_LISTS = ['intraNode', 'interNode', 'sharedCore', 'relayTurn', 'recorderTurn'] as const;
+
+/**
+ * The table with every point at its fastest ('low') or slowest ('high') measurement; undefined
+ * when no point was measured more than once. A machine whose speed moves between calibrations
+ * (a VM's, in phases) moves its predictions as much: predicting with both bounds shows how much.
+ */
+export function tableAtBound(table: CommTable, bound: SpreadBound): CommTable | undefined {
+  let spread = false;
+  const bounded: CommTable = { ...table };
+  for (const key of SPREAD_LISTS) {
+    const points = table[key];
+    if (!points) continue;
+    (bounded[key] as MeasuredSpread[]) = points.map((point: CommPoint | SharedCorePoint) => {
+      const seconds = point[bound];
+      if (seconds === undefined || seconds === point.seconds) return point;
+      spread = true;
+      return { ...point, seconds };
+    });
+  }
+  return spread ? bounded : undefined;
 }
 
 export interface CommModel {
@@ -323,7 +358,7 @@ function parsePoints(value: unknown, where: string, fail: (where: string, what: 
     if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) fail(`${at}.seconds`, 'expected a finite number ≥ 0');
     if (samples !== undefined && (typeof samples !== 'number' || !Number.isInteger(samples) || samples < 0)) fail(`${at}.samples`, 'expected a whole number ≥ 0');
     if (i > 0 && (bytes as number) <= points[i - 1].bytes) fail(`${at}.bytes`, `sizes must increase (${bytes} after ${points[i - 1].bytes})`);
-    points.push({ bytes: bytes as number, seconds: seconds as number, samples: (samples as number | undefined) ?? 0 });
+    points.push({ bytes: bytes as number, seconds: seconds as number, samples: (samples as number | undefined) ?? 0, ...parseSpread(item as Record<string, unknown>, seconds as number, at, fail) });
   });
   return points;
 }
@@ -338,9 +373,24 @@ function parseRanksPerCorePoints(value: unknown, where: string, fail: (where: st
     if (typeof ranksPerCore !== 'number' || !Number.isInteger(ranksPerCore) || ranksPerCore < 1) fail(`${at}.ranksPerCore`, 'expected a whole number ≥ 1');
     if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) fail(`${at}.seconds`, 'expected a finite number ≥ 0');
     if (i > 0 && (ranksPerCore as number) <= points[i - 1].ranksPerCore) fail(`${at}.ranksPerCore`, `must increase (${ranksPerCore} after ${points[i - 1].ranksPerCore})`);
-    points.push({ ranksPerCore: ranksPerCore as number, seconds: seconds as number });
+    points.push({ ranksPerCore: ranksPerCore as number, seconds: seconds as number, ...parseSpread(item as Record<string, unknown>, seconds as number, at, fail) });
   });
   return points;
+}
+
+/** A point's optional low and high: finite, around its median (low ≤ seconds ≤ high). */
+function parseSpread(item: Record<string, unknown>, seconds: number, at: string, fail: (where: string, what: string) => never): MeasuredSpread {
+  const spread: MeasuredSpread = {};
+  const { low, high } = item;
+  if (low !== undefined) {
+    if (typeof low !== 'number' || !Number.isFinite(low) || low < 0 || low > seconds) fail(`${at}.low`, `expected a finite number from 0 to the point's seconds (${seconds}), got ${JSON.stringify(low)}`);
+    spread.low = low as number;
+  }
+  if (high !== undefined) {
+    if (typeof high !== 'number' || !Number.isFinite(high) || high < seconds) fail(`${at}.high`, `expected a finite number ≥ the point's seconds (${seconds}), got ${JSON.stringify(high)}`);
+    spread.high = high as number;
+  }
+  return spread;
 }
 
 function parseStackCpu(value: unknown, fail: (where: string, what: string) => never): StackCpu {

@@ -3,10 +3,10 @@
 // again through the engine, so memory stays bounded by the operations in flight.
 
 import * as fs from 'node:fs';
-import { CLOCK_READS_MIN, CommTable, isCommTablePreset, loadCommTable, modelCommTable, presetCommTable } from '../network/commTable';
+import { CLOCK_READS_MIN, CommTable, isCommTablePreset, loadCommTable, modelCommTable, presetCommTable, SpreadBound, tableAtBound } from '../network/commTable';
 import { communicatorRanks, openOtf2Archive, Otf2Archive } from '../trace/otf2Archive';
 import { CollectiveCosts } from './collectives';
-import { CriticalPath, PemEngine } from './engine';
+import { CriticalPath, EngineResult, PemEngine } from './engine';
 import { computeTraceMismatch, describeComputeMatches, matchRankCompute, poolComputeMatches, RankComputeMatch, withComputeFrom } from './computeSource';
 import { dealTasks, findDealers } from './dealing';
 import { cpuTimeMetrics, Otf2RankStream, TraceOpsOptions } from './otf2Ops';
@@ -45,6 +45,12 @@ export interface PredictOptions {
    * as the trace's are: a collective's CPU beyond the rounds it cannot avoid on that network is work.
    */
   computeFromNetwork?: CommTable;
+  /**
+   * Also predict each scenario with its tables' points at their fastest and at their slowest
+   * measurement (CommTable points' low and high, from `calibrate --repeat`), where they have them:
+   * ScenarioResult.tableSpread. Three replays instead of one.
+   */
+  tableSpread?: boolean;
 }
 
 export interface ScenarioResult {
@@ -54,6 +60,11 @@ export interface ScenarioResult {
   /** Each rank's finish, and the CPU the replay gave its computations and its MPI calls (EngineResult). */
   perRank: { rank: number; finishSeconds: number; computeCpuSeconds: number; callCpuSeconds: number }[];
   criticalPath: CriticalPath;
+  /**
+   * With PredictOptions.tableSpread, when the tables were measured more than once: the least and
+   * the most of the predictions with every point at its median, fastest and slowest measurement.
+   */
+  tableSpread?: { lowSeconds: number; highSeconds: number };
   /** Present when the simulation could not use every event (counted reasons). */
   problems?: string[];
 }
@@ -170,82 +181,106 @@ export async function predictScenarios(
   // The traced configuration's own prediction, when asked for: how far the replay is from the run.
   let identity: number | undefined;
   const results: ScenarioResult[] = [];
+  // Each scenario is replayed once, or three times with its tables' spread: progress counts replays.
+  const tables = specs.map((spec) => (spec.network === undefined ? traced : resolveNetwork(spec.network)));
+  const bounds = tables.map((table) => (options.tableSpread ? spreadBounds(table, traced) : []));
+  const replays = bounds.reduce((sum, b) => sum + 1 + b.length, 0);
+  let replayed = 0;
   for (let s = 0; s < specs.length; s++) {
     const spec = specs[s];
     const placement = scenarioPlacement(spec, archive, options);
-    const table = spec.network === undefined ? traced : resolveNetwork(spec.network);
-    const streams = streamsOf();
-    const computeStreams = computeStreamsOf?.() ?? [];
-    let opStreams: RankStream[] = computeStreamsOf ? streams.map((stream, i) => withComputeFrom(stream, computeStreams[i], computeMatches[i])) : streams;
-    try {
-      for (const dealer of dealers) {
-        const dealt = dealTasks(opStreams, dealer);
-        // findDealers dealt these streams once already.
-        if (typeof dealt === 'string') throw new ScenarioError(dealt);
-        opStreams = dealt;
-      }
-      // The first operation of every rank is read before the run, which fixes each rank's start.
-      const firstOps = opStreams.map((stream) => stream.next());
-      const origin = Math.min(...streams.map((st) => st.facts.firstSeconds).filter(Number.isFinite));
-      const primed = opStreams.map((stream, i) => {
-        let first: typeof firstOps[number] | undefined = firstOps[i];
-        return {
-          next: () => {
-            if (first) {
-              const op = first;
-              first = undefined;
-              return op;
-            }
-            return stream.next();
-          },
-        };
-      });
-      const network = engineNetwork(table, traced, options.eventCostSeconds === undefined, preconnected);
-      // Seed 000's sharing is the documented default; turns are said where ranks share a core.
-      if (network.schedulerSliceSeconds && placementRanksPerCore(placement).some((k) => k > 1)) {
-        const note = turnsNote(network.schedulerSliceSeconds, network.schedulerTickSeconds);
-        if (!notes.includes(note)) notes.push(note);
-      }
-      const engine = new PemEngine({
-        streams: primed,
-        nodeOf: placement.nodeOf,
-        coresPerNode: placement.coresPerNode,
-        network,
-        communicators,
-        startSeconds: rankStartSeconds(computeFirstSeconds ?? streams.map((st) => st.facts.firstSeconds), samePlacement(placement, startsFrom)),
-        kernelSlowness: slowness,
-      });
-      while (!engine.run(SLICE)) {
-        if (cancel?.()) throw new CancelledError();
-        const done = streams.reduce((sum, st) => sum + st.fraction, 0) / streams.length;
-        progress?.((s + done) / specs.length);
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      const result = engine.result();
-      if (isReplayOfTrace(spec, options) && samePlacement(placement, asTraced)) identity = result.predictedSeconds;
-      if (s === 0) {
-        measuredSeconds = Math.max(...streams.map((st) => st.facts.lastSeconds - st.facts.suspendedSeconds)) - origin;
-        for (const stream of streams) {
-          for (const p of stream.problems) traceProblems.push(`${p.file} @${p.offset}: ${p.message}`);
-          for (const [reason, count] of stream.skipped) traceProblems.push(`rank ${stream.rank.rank}: ${reason}${count > 1 ? ` (${count} times)` : ''}`);
+    const table = tables[s];
+    /** Streams the trace through one engine with these tables. */
+    const replay = async (table: CommTable, traced: CommTable, first: boolean): Promise<EngineResult> => {
+      const streams = streamsOf();
+      const computeStreams = computeStreamsOf?.() ?? [];
+      let opStreams: RankStream[] = computeStreamsOf ? streams.map((stream, i) => withComputeFrom(stream, computeStreams[i], computeMatches[i])) : streams;
+      try {
+        for (const dealer of dealers) {
+          const dealt = dealTasks(opStreams, dealer);
+          // findDealers dealt these streams once already.
+          if (typeof dealt === 'string') throw new ScenarioError(dealt);
+          opStreams = dealt;
         }
+        // The first operation of every rank is read before the run, which fixes each rank's start.
+        const firstOps = opStreams.map((stream) => stream.next());
+        const origin = Math.min(...streams.map((st) => st.facts.firstSeconds).filter(Number.isFinite));
+        const primed = opStreams.map((stream, i) => {
+          let first: typeof firstOps[number] | undefined = firstOps[i];
+          return {
+            next: () => {
+              if (first) {
+                const op = first;
+                first = undefined;
+                return op;
+              }
+              return stream.next();
+            },
+          };
+        });
+        const network = engineNetwork(table, traced, options.eventCostSeconds === undefined, preconnected);
+        // Seed 000's sharing is the documented default; turns are said where ranks share a core.
+        if (network.schedulerSliceSeconds && placementRanksPerCore(placement).some((k) => k > 1)) {
+          const note = turnsNote(network.schedulerSliceSeconds, network.schedulerTickSeconds);
+          if (!notes.includes(note)) notes.push(note);
+        }
+        const engine = new PemEngine({
+          streams: primed,
+          nodeOf: placement.nodeOf,
+          coresPerNode: placement.coresPerNode,
+          network,
+          communicators,
+          startSeconds: rankStartSeconds(computeFirstSeconds ?? streams.map((st) => st.facts.firstSeconds), samePlacement(placement, startsFrom)),
+          kernelSlowness: slowness,
+        });
+        while (!engine.run(SLICE)) {
+          if (cancel?.()) throw new CancelledError();
+          const done = streams.reduce((sum, st) => sum + st.fraction, 0) / streams.length;
+          progress?.((replayed + done) / replays);
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        if (first) {
+          measuredSeconds = Math.max(...streams.map((st) => st.facts.lastSeconds - st.facts.suspendedSeconds)) - origin;
+          for (const stream of streams) {
+            for (const p of stream.problems) traceProblems.push(`${p.file} @${p.offset}: ${p.message}`);
+            for (const [reason, count] of stream.skipped) traceProblems.push(`rank ${stream.rank.rank}: ${reason}${count > 1 ? ` (${count} times)` : ''}`);
+          }
+        }
+        return engine.result();
+      } finally {
+        for (const stream of [...streams, ...computeStreams]) stream.close();
+        progress?.(++replayed / replays);
       }
-      results.push({
-        placement: placement.label,
-        network: spec.network === undefined ? traced.name : table.name,
-        predictedSeconds: result.predictedSeconds,
-        perRank: result.finishSeconds.map((finishSeconds, rank) => ({ rank, finishSeconds, computeCpuSeconds: result.computeCpuSeconds[rank], callCpuSeconds: result.callCpuSeconds[rank] })),
-        criticalPath: result.criticalPath,
-        ...(result.problems.length > 0 ? { problems: result.problems } : {}),
-      });
-    } finally {
-      for (const stream of [...streams, ...computeStreams]) stream.close();
-    }
-    progress?.((s + 1) / specs.length);
+    };
+    const result = await replay(table, traced, s === 0);
+    if (isReplayOfTrace(spec, options) && samePlacement(placement, asTraced)) identity = result.predictedSeconds;
+    const spread = [result.predictedSeconds];
+    for (const bound of bounds[s]) spread.push((await replay(bound.table, bound.traced, false)).predictedSeconds);
+    results.push({
+      placement: placement.label,
+      network: spec.network === undefined ? traced.name : table.name,
+      predictedSeconds: result.predictedSeconds,
+      perRank: result.finishSeconds.map((finishSeconds, rank) => ({ rank, finishSeconds, computeCpuSeconds: result.computeCpuSeconds[rank], callCpuSeconds: result.callCpuSeconds[rank] })),
+      criticalPath: result.criticalPath,
+      ...(spread.length > 1 ? { tableSpread: { lowSeconds: Math.min(...spread), highSeconds: Math.max(...spread) } } : {}),
+      ...(result.problems.length > 0 ? { problems: result.problems } : {}),
+    });
   }
   const mismatch = identity !== undefined ? identityWarning(identity, measuredSeconds, traced.name) : undefined;
   if (mismatch) warnings.push(mismatch);
   return { measuredSeconds, scenarios: results, traceProblems, notes, warnings };
+}
+
+/**
+ * A scenario's tables at their fastest and at their slowest measurements, where one of them (the
+ * scenario's network, or the traced one it falls back on) was measured more than once.
+ */
+function spreadBounds(table: CommTable, traced: CommTable): { table: CommTable; traced: CommTable }[] {
+  return (['low', 'high'] as SpreadBound[]).flatMap((bound) => {
+    const boundTable = tableAtBound(table, bound);
+    const boundTraced = table === traced ? boundTable : tableAtBound(traced, bound);
+    return boundTable || boundTraced ? [{ table: boundTable ?? table, traced: boundTraced ?? traced }] : [];
+  });
 }
 
 /** A replay of the traced run as it ran: the trace's own computations, tracer, network and placement. */

@@ -232,6 +232,8 @@ export interface WhatIfParams {
    * shared-core turns and scheduler slice); absent: an assumed shared memory of 2 µs and 3 GB/s.
    */
   tracedNetwork?: string;
+  /** Also predict with the tables' points at their fastest and slowest measurements (WhatIfScenarioResult.tableSpread). */
+  tableSpread?: boolean;
   /** Correlates `whatIfProgress` notifications with this request. */
   progressId: string;
 }
@@ -242,6 +244,8 @@ export interface WhatIfScenarioResult {
   predictedSeconds: number;
   perRank: { rank: number; finishSeconds: number; computeCpuSeconds: number; callCpuSeconds: number }[];
   criticalPath: { computeSeconds: number; commSeconds: number; waitSeconds: number };
+  /** The least and most predicted with the tables' points at their median, fastest and slowest measurement, when measured more than once. */
+  tableSpread?: { lowSeconds: number; highSeconds: number };
 }
 
 export type WhatIfResult =
