@@ -74,7 +74,8 @@ test('calibrate measures every size from 0 B to 16 MiB and writes a table the ta
   assert.ok(table.schedulerSliceSeconds! >= 0.5e-3 && table.schedulerSliceSeconds! <= 3.5e-3, `slice ${table.schedulerSliceSeconds} s`);
   // --repeat 2: two measurements, their spread reported, each point their median.
   assert.equal(progress.match(/measurement \d of 2/g)?.length, 2);
-  assert.match(progress, /8-byte one-way over 2 measurements \d+\.\d\d–\d+\.\d\d µs; the table takes each point's median/);
+  assert.match(progress, /8-byte one-way over 2 measurements \d+\.\d\d–\d+\.\d\d µs; the table takes each point's median and keeps the fastest and slowest \(low, high\) for whatif --spread/);
+  for (const p of [...table.intraNode!, ...(table.sharedCore ?? [])]) assert.ok(p.low! <= p.seconds && p.seconds <= p.high!, `each point between its two measurements: ${JSON.stringify(p)}`);
 });
 
 test('calibrate warns when its repeated measurements fall in different phases of the machine\'s speed', () => {

@@ -31,7 +31,7 @@ export function repeatSpreadWarning(oneWaySeconds: readonly number[]): string | 
   return (
     `causal-lens calibrate: warning: the ${oneWaySeconds.length} measurements' 8-byte one-way times differ by ${(spread * 100).toFixed(0)}%: ` +
     "this machine's speed changed while they ran (a VM's does, in phases of seconds); the table takes each point's median, and predictions of " +
-    'programs made of small messages may be off by as much; calibrate again, or with a larger --repeat\n'
+    'programs made of small messages may be off by as much (whatif --spread shows how much, from the fastest and slowest kept beside each median); calibrate again, or with a larger --repeat\n'
   );
 }
 
@@ -111,7 +111,7 @@ export async function runCalibrate(args: string[], out: (t: string) => void, err
     if (repeat > 1) {
       const small = tables.map((t) => t.intraNode!.find((p) => p.bytes === 8)!.seconds);
       const us = (seconds: number) => (seconds * 1e6).toFixed(2);
-      err(`causal-lens calibrate: 8-byte one-way over ${repeat} measurements ${us(Math.min(...small))}–${us(Math.max(...small))} µs; the table takes each point's median\n`);
+      err(`causal-lens calibrate: 8-byte one-way over ${repeat} measurements ${us(Math.min(...small))}–${us(Math.max(...small))} µs; the table takes each point's median and keeps the fastest and slowest (low, high) for whatif --spread\n`);
       const disagree = repeatSpreadWarning(small);
       if (disagree) err(disagree);
     }
