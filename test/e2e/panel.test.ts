@@ -17,7 +17,7 @@ import { readProfileFile } from '../../server/src/import';
 import { readScalingCsv } from '../../server/src/import/scalingCsv';
 import { loadCommTable } from '../../server/src/network/commTable';
 import { DEFAULT_TRACED_NETWORK, identityWarning } from '../../server/src/pem';
-import { formatSeconds } from '../../webview/src/format';
+import { formatSeconds, formatSecondsRange } from '../../webview/src/format';
 import { repoRoot } from '../vscode/codeServer';
 import { withWorkbench } from './workbench';
 
@@ -150,9 +150,10 @@ test('the panel opens from the palette; the Causal tab follows the cursor, the S
     const spread = whatIfCli(trace, ['--placement', '4/1', '--placement', '4/2', '--traced-network', SPREAD_TABLE, '--spread']);
     assert.deepEqual(
       spreadRows.map((cells) => [cells[1], cells[2]]),
-      spread.scenarios.map((s) => [formatSeconds(s.predictedSeconds), `${formatSeconds(s.tableSpread!.lowSeconds)} – ${formatSeconds(s.tableSpread!.highSeconds)}`]),
+      spread.scenarios.map((s) => [formatSeconds(s.predictedSeconds), formatSecondsRange(s.tableSpread!.lowSeconds, s.tableSpread!.highSeconds)]),
       "the panel shows the CLI's ranges over the table's spread",
     );
+    await panel.locator('#whatif-table').scrollIntoViewIfNeeded();
     t.diagnostic(`screenshot: ${await workbench.screenshot('panel-whatif-spread')}`);
 
     // The server's assumed table instead, named as the server names it: no turns, and a replay

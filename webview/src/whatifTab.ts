@@ -4,7 +4,7 @@
 import type { NetworkEntry, TraceEntry, WhatIfResult, WhatIfScenarioResult, WhatIfScenarioSpec } from '../../server/src/protocol/lspExt';
 import { drawChart, seriesColor, SERIES } from './charts';
 import { custom, el, table } from './dom';
-import { formatSeconds } from './format';
+import { formatSeconds, formatSecondsRange } from './format';
 import { post } from './host';
 import { scenariosCsv } from './exportFormats';
 import type { WhatIfInputs } from './state';
@@ -234,7 +234,7 @@ export class WhatIfTab {
     const rows = result.scenarios.map((s, i) => [
       i === best ? `★ ${names[i]}` : names[i],
       formatSeconds(s.predictedSeconds),
-      s.tableSpread ? `${formatSeconds(s.tableSpread.lowSeconds)} – ${formatSeconds(s.tableSpread.highSeconds)}` : '—',
+      s.tableSpread ? formatSecondsRange(s.tableSpread.lowSeconds, s.tableSpread.highSeconds) : '—',
       `${(((s.predictedSeconds - result.measuredSeconds) / result.measuredSeconds) * 100).toFixed(1)}%`,
       formatSeconds(s.criticalPath.computeSeconds),
       formatSeconds(s.criticalPath.commSeconds),
@@ -255,7 +255,7 @@ export class WhatIfTab {
       ...(warnings.length > 0 ? [el('ul', { id: 'whatif-warnings', class: 'warning', role: 'status' }, ...warnings.map((warning) => el('li', {}, warning)))] : []),
       ...(notes.length > 0 ? [el('ul', { id: 'whatif-notes' }, ...notes.map((note) => el('li', {}, note)))] : []),
       el('div', { class: 'charts' }, el('div', { class: 'chart' }, timeCanvas), el('div', { class: 'chart' }, pathCanvas), el('div', { class: 'chart' }, rankCanvas)),
-      table('whatif-table', ['scenario', 'predicted', "over the tables' spread", 'vs measured', 'compute', 'communication', 'waiting'], rows, (i) => (i === best ? 'best' : undefined)),
+      table('whatif-table', ['scenario', 'predicted', 'spread', 'vs measured', 'compute', 'communication', 'waiting'], rows, (i) => (i === best ? 'best' : undefined)),
       el('div', { class: 'form-row' }, exportCsv, exportJson),
     );
     drawChart(timeCanvas, () => ({
