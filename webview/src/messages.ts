@@ -64,6 +64,7 @@ const scenario = shape({
   nodes: optional((v) => Number.isInteger(v) && (v as number) > 0),
   cyclic: optional((v) => typeof v === 'boolean'),
   map: optional(arrayOf((v) => Number.isInteger(v) && (v as number) >= 0)),
+  mapSource: optional(isString),
   network: optional((v) => isString(v) || customNetwork(v)),
 });
 

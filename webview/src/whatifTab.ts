@@ -13,9 +13,9 @@ const NODE_CHOICES = [1, 2, 4, 8, 16];
 
 /** Scenario specs for every chosen placement × network. */
 export function scenarioSpecs(inputs: WhatIfInputs): WhatIfScenarioSpec[] {
-  const placements: Pick<WhatIfScenarioSpec, 'nodes' | 'cyclic' | 'map'>[] = [
+  const placements: Pick<WhatIfScenarioSpec, 'nodes' | 'cyclic' | 'map' | 'mapSource'>[] = [
     ...inputs.nodes.map((nodes) => ({ nodes, cyclic: inputs.cyclic || undefined })),
-    ...inputs.maps.map((map) => ({ map: parseMap(map) ?? [] })).filter((p) => p.map.length > 0),
+    ...inputs.maps.map((map) => ({ map: parseMap(map) ?? [], mapSource: `the custom map "${map}"` })).filter((p) => p.map.length > 0),
   ];
   if (placements.length === 0) placements.push({});
   const networks: WhatIfScenarioSpec['network'][] = [

@@ -52,7 +52,7 @@ export async function runWhatif(args: string[], out: (t: string) => void, err: (
   }
   const placements: ScenarioSpec[] = [
     ...values.placement.map((text) => placementSpec(text, ranks)),
-    ...values.map.map((file) => ({ map: readMapFile(file) })),
+    ...values.map.map((file) => ({ map: readMapFile(file), mapSource: file })),
   ];
   const networks: (string | undefined)[] = values.network.length > 0 ? values.network : [undefined];
   const scenarios: ScenarioSpec[] = [];

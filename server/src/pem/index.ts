@@ -20,6 +20,8 @@ export interface ScenarioSpec {
   cyclic?: boolean;
   /** Explicit rank → node map; wins over `nodes`. */
   map?: number[];
+  /** Where `map` came from (a file), named in its messages. */
+  mapSource?: string;
   /** A preset name, a path to a calibration JSON, or a latency/bandwidth model. */
   network?: string | { latencySeconds: number; bandwidthBytesPerSecond: number };
 }
@@ -116,7 +118,7 @@ function scenarioPlacement(spec: ScenarioSpec, archive: Otf2Archive, options: Pr
   const traced = tracedPlacement(archive.ranks);
   const uniform = traced.coresPerNode.every((c) => c === traced.coresPerNode[0]) ? traced.coresPerNode[0] : 1;
   const cores = options.coresPerNode ?? uniform;
-  if (spec.map) return mapPlacement(spec.map, ranks, cores, `map (${ranks}/${Math.max(...spec.map) + 1})`);
+  if (spec.map) return mapPlacement(spec.map, ranks, cores, spec.mapSource ?? 'the map');
   if (spec.nodes !== undefined) return spreadPlacement(ranks, spec.nodes, spec.cyclic ?? false, cores);
   return options.coresPerNode !== undefined ? tracedPlacement(archive.ranks, options.coresPerNode) : traced;
 }

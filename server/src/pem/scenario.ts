@@ -92,18 +92,28 @@ export function spreadPlacement(ranks: number, nodes: number, cyclic: boolean, c
   return { label: `${ranks}/${nodes}${cyclic ? ' cyclic' : ''}`, nodeOf, coresPerNode: new Array(nodes).fill(cores) };
 }
 
-/** An explicit rank → node map (node indices from 0). */
-export function mapPlacement(map: readonly number[], ranks: number, cores: number, label: string): Placement {
-  if (map.length !== ranks) throw new ScenarioError(`${label}: the map names ${map.length} ranks, the trace has ${ranks}`);
-  const bad = map.findIndex((n) => !Number.isInteger(n) || n < 0);
-  if (bad >= 0) throw new ScenarioError(`${label}: rank ${bad}'s node "${map[bad]}" is not a whole number ≥ 0`);
-  const nodes = Math.max(...map) + 1;
-  return { label, nodeOf: [...map], coresPerNode: new Array(nodes).fill(cores) };
+/**
+ * An explicit rank → node map (`source` names where it came from, for its messages). Nodes are
+ * numbered as the map's distinct indices in increasing order, so a map may use a cluster's own
+ * node numbers ("0 0 7 7" is two nodes).
+ */
+export function mapPlacement(map: readonly number[], ranks: number, cores: number, source: string): Placement {
+  if (map.length !== ranks) throw new ScenarioError(`${source}: the map names ${map.length} ranks, the trace has ${ranks}`);
+  const bad = map.findIndex((n) => !isNodeIndex(n));
+  if (bad >= 0) throw new ScenarioError(`${source}: rank ${bad}'s node "${map[bad]}" is not a whole number ≥ 0`);
+  const nodes = [...new Set(map)].sort((a, b) => a - b);
+  const index = new Map(nodes.map((node, i) => [node, i]));
+  return { label: `map (${ranks}/${nodes.length})`, nodeOf: map.map((n) => index.get(n)!), coresPerNode: new Array(nodes.length).fill(cores) };
 }
 
-/** A map file: a JSON array of node indices, or whitespace-separated node indices, rank 0 first. */
+const isNodeIndex = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
+
+const MAP_FORMAT = 'a JSON array of node indices, or node indices separated by white space, rank 0 first';
+
+/** A map file's text (MAP_FORMAT); every message names `file` and the entry. */
 export function parseMapText(text: string, file: string): number[] {
   const trimmed = text.trim();
+  if (trimmed === '') throw new ScenarioError(`${file}: no node indices (expected ${MAP_FORMAT})`);
   if (trimmed.startsWith('[')) {
     let parsed: unknown;
     try {
@@ -111,15 +121,14 @@ export function parseMapText(text: string, file: string): number[] {
     } catch (error) {
       throw new ScenarioError(`${file}: not JSON (${(error as Error).message})`);
     }
-    if (!Array.isArray(parsed)) throw new ScenarioError(`${file}: expected an array of node indices`);
-    return parsed.map((v, i) => {
-      if (typeof v !== 'number') throw new ScenarioError(`${file}: entry ${i} is not a number`);
-      return v;
-    });
+    if (!Array.isArray(parsed)) throw new ScenarioError(`${file}: expected ${MAP_FORMAT}`);
+    const bad = parsed.findIndex((v) => !isNodeIndex(v));
+    if (bad >= 0) throw new ScenarioError(`${file}: entry ${bad} (${String(JSON.stringify(parsed[bad])).slice(0, 40)}) is not a node index (a whole number ≥ 0)`);
+    return parsed as number[];
   }
   return trimmed.split(/\s+/).map((word, i) => {
-    const n = Number(word);
-    if (!Number.isInteger(n)) throw new ScenarioError(`${file}: word ${i + 1} ("${word}") is not a node index`);
+    const n = /^\d+$/.test(word) ? Number(word) : NaN;
+    if (!isNodeIndex(n)) throw new ScenarioError(`${file}: word ${i + 1} ("${word.slice(0, 40)}") is not a node index (a whole number ≥ 0)`);
     return n;
   });
 }

@@ -218,6 +218,8 @@ export interface WhatIfScenarioSpec {
   cyclic?: boolean;
   /** An explicit rank→node map (node index per rank); wins over `placement`. */
   map?: number[];
+  /** Where `map` came from, named in its messages. */
+  mapSource?: string;
   /** A NetworkEntry id, or a custom latency/bandwidth network. */
   network?: string | { latencySeconds: number; bandwidthBytesPerSecond: number };
 }
