@@ -185,6 +185,15 @@ test('the panel opens from the palette; the Causal tab follows the cursor, the S
     assert.match(await panel.locator('#whatif-problems li').first().innerText(), /2\.evt @\d+: /);
     assert.ok(await panel.locator('#whatif-table tbody tr').count() > 0, 'the rest is predicted');
     t.diagnostic(`screenshot: ${await workbench.screenshot('panel-whatif-problems')}`);
+
+    // What was typed and cannot be used is said, and nothing runs.
+    await panel.locator('#whatif-cores').evaluate((field) => {
+      (field as unknown as { value: string }).value = 'abc';
+      field.dispatchEvent(new Event('change'));
+    });
+    await panel.locator('#whatif-run').click();
+    await panel.locator('#whatif-progress-text').filter({ hasText: 'Cores per node: "abc" is not a whole number ≥ 1 (empty: as traced).' }).waitFor({ timeout: 10_000 });
+    assert.equal(await panel.locator('#whatif-cancel').getAttribute('disabled'), '', 'no prediction started');
     assert.deepEqual(cspViolations, [], 'no content-security-policy violations in the panel');
   });
 });

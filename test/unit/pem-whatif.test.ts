@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { runWhatif } from '../../server/src/cli/whatif';
+import { NO_SPREAD_NOTE, runWhatif } from '../../server/src/cli/whatif';
 import { whatIfForPanel, whatIfOptions } from '../../server/src/lsp/panelViews';
 import { loadCommTable, modelCommTable } from '../../server/src/network/commTable';
 import { recordTrace, recorderEnv } from '../../server/src/mpi/recordTrace';
@@ -835,6 +835,9 @@ test("with the tables' spread, each scenario is also predicted with every point 
   // A table measured once has no spread to predict with.
   const once = await predictScenarios(trace, [{ nodes: 2 }], { tracedNetwork: loadCommTable(COMM_TABLE), coresPerNode: 1, tableSpread: true });
   assert.equal(once.scenarios[0].tableSpread, undefined);
+  // The CLI, asked for the spread, says when there is none.
+  const onceCli = await whatif([trace, '--traced-network', COMM_TABLE, '--placement', '4/2', '--cores', '1', '--spread']);
+  assert.ok(onceCli.err.includes(`causal-lens whatif: note: ${NO_SPREAD_NOTE}`), onceCli.err);
   // The CLI (--spread) and the panel give the same ranges.
   const cli = await whatif(['--json', trace, '--traced-network', repeated, '--placement', '4/1', '--placement', '4/2', '--cores', '1', '--spread']);
   const cliScenarios = (JSON.parse(cli.out) as { scenarios: { tableSpread: unknown }[] }).scenarios;

@@ -44,7 +44,13 @@ export class ScalingTab {
   }
 
   private fit(): void {
-    const predictAt = this.inputs.predictAt.split(/[\s,;]+/).filter((p) => p !== '').map(Number).filter((x) => Number.isFinite(x) && x > 0);
+    const words = this.inputs.predictAt.split(/[\s,;]+/).filter((p) => p !== '');
+    const bad = words.filter((word) => !(Number(word) > 0 && Number.isFinite(Number(word))));
+    if (bad.length > 0) {
+      this.results.replaceChildren(el('p', { class: 'error', id: 'scaling-input-error' }, `Predict at: ${bad.map((word) => `"${word}"`).join(', ')} ${bad.length === 1 ? 'is not a positive number' : 'are not positive numbers'}.`));
+      return;
+    }
+    const predictAt = words.map(Number);
     if (!this.inputs.csv) {
       this.results.replaceChildren(el('p', { class: 'error' }, 'Pick a CSV of runs first.'));
       return;
@@ -70,7 +76,7 @@ export class ScalingTab {
       table(
         'scaling-predictions',
         ['x', 'predicted', '95% low', '95% high'],
-        result.predictions.map((p) => [String(p.x), p.y.toPrecision(6), p.low.toPrecision(6), p.high.toPrecision(6)]),
+        result.predictions.map((p) => [String(p.x), precise(p.y), precise(p.low), precise(p.high)]),
       ),
     );
     const fitColor = seriesColor('orange');
@@ -116,4 +122,12 @@ export function summedRuns(components: { points: { x: number; y: number }[] }[])
     for (const [x, r] of reps) byX.set(x, (byX.get(x) ?? 0) + r.sum / r.n);
   }
   return [...byX].sort((a, b) => a[0] - b[0]).map(([x, y]) => ({ x, y }));
+}
+
+/**
+ * Six significant digits, or a dash: JSON carries ∞ and NaN as null, and a result remembered by an
+ * older version may hold them; one cell must not keep the panel from drawing.
+ */
+function precise(value: number | null): string {
+  return typeof value === 'number' && Number.isFinite(value) ? value.toPrecision(6) : '—';
 }

@@ -177,10 +177,13 @@ export class WhatIfTab {
   }
 
   private addCustomNetwork(): void {
-    const latencyUs = Number((this.latencyField as HTMLInputElement).value);
-    const gbps = Number((this.bandwidthField as HTMLInputElement).value);
-    if (!(latencyUs >= 0) || !(gbps > 0)) {
-      this.progressText.textContent = 'A custom network needs a latency ≥ 0 µs and a bandwidth > 0 Gb/s.';
+    const latencyText = (this.latencyField as HTMLInputElement).value.trim();
+    const bandwidthText = (this.bandwidthField as HTMLInputElement).value.trim();
+    const latencyUs = latencyText === '' ? NaN : Number(latencyText);
+    const gbps = bandwidthText === '' ? NaN : Number(bandwidthText);
+    // Beyond these no network is meant: a second of latency, a kbit/s or a Pbit/s.
+    if (!(latencyUs >= 0 && latencyUs <= 1e6) || !(gbps >= 1e-6 && gbps <= 1e6)) {
+      this.progressText.textContent = 'A custom network needs a latency from 0 to 1,000,000 µs and a bandwidth from 0.000001 to 1,000,000 Gb/s.';
       return;
     }
     this.inputs.customNetworks.push({ latencySeconds: latencyUs * 1e-6, bandwidthBytesPerSecond: (gbps * 1e9) / 8 });
@@ -191,6 +194,17 @@ export class WhatIfTab {
   private run(): void {
     if (!this.inputs.trace) {
       this.progressText.textContent = 'Pick a trace first.';
+      return;
+    }
+    // What was typed and cannot be used is said, not dropped.
+    const coresText = (this.coresField as HTMLInputElement).value.trim();
+    if (coresText !== '' && this.inputs.coresPerNode === undefined) {
+      this.progressText.textContent = `Cores per node: "${coresText}" is not a whole number ≥ 1 (empty: as traced).`;
+      return;
+    }
+    const badMap = this.inputs.maps.find((map) => parseMap(map) === undefined);
+    if (badMap !== undefined) {
+      this.progressText.textContent = `The custom map "${badMap}" is not node indices, rank 0 first (e.g. 0,0,1,1).`;
       return;
     }
     const scenarios = scenarioSpecs(this.inputs);

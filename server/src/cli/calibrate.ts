@@ -10,10 +10,15 @@ import { COMM_TABLE_PRESETS, CommTable, isCommTablePreset, presetCommTable } fro
 import { measureIntraNode, measureRecorderCosts, measureRelayTurns, measureSchedulerTick, measureSchedulerSlice, measureSharedCore, medianPoints, medianSeconds } from '../mpi/calibration';
 import { busyShare } from '../mpi/machineLoad';
 import { UsageError, parseFlags } from './flags';
+import { MAX_LOCAL_RANKS } from '../mpi/launch';
 
 const DEFAULT_SECONDS_PER_SIZE = 0.05;
 const DEFAULT_SHARED_CORE = '2,4,8';
 const DEFAULT_REPEAT = 3;
+/** About 15 s each here (3 took 43–51 s): 100 is 25 minutes. */
+const MAX_REPEAT = 100;
+/** Ranks on one core in the shared-core ping-pong; beyond it a mistyped count would start that many processes on core 0. */
+const MAX_SHARED_CORE = 64;
 /** Other processes busier than this, over half a second between measurements, are reported. */
 const BUSY_WARNING_SHARE = 0.2;
 
@@ -49,8 +54,8 @@ async function warnIfBusy(err: (t: string) => void, when: string): Promise<void>
 function sharedCoreRanks(text: string): number[] {
   if (text === 'none') return [];
   const ranks = text.split(',').map(Number);
-  if (!ranks.every((k) => Number.isInteger(k) && k >= 2) || ranks.some((k, i) => i > 0 && k <= ranks[i - 1])) {
-    throw new UsageError(`--shared-core needs increasing whole numbers ≥ 2 (ranks per core), or none; got "${text}"`);
+  if (!ranks.every((k) => Number.isInteger(k) && k >= 2 && k <= MAX_SHARED_CORE) || ranks.some((k, i) => i > 0 && k <= ranks[i - 1])) {
+    throw new UsageError(`--shared-core needs increasing whole numbers from 2 to ${MAX_SHARED_CORE} (ranks per core), or none; got "${text}"`);
   }
   return ranks;
 }
@@ -59,15 +64,18 @@ export async function runCalibrate(args: string[], out: (t: string) => void, err
   const { flags, positional } = parseFlags(args, { np: 'integer', out: 'string', 'seconds-per-size': 'string', repeat: 'integer', preset: 'string', 'shared-core': 'string' });
   if (positional.length) throw new UsageError(`calibrate takes no arguments, got "${positional[0]}"`);
   const np = (flags.np as number | undefined) ?? 2;
-  if (np < 2) throw new UsageError('--np needs at least 2 ranks (the ping-pong runs between ranks 0 and 1)');
+  if (np < 2 || np > MAX_LOCAL_RANKS) throw new UsageError(`--np needs 2 to ${MAX_LOCAL_RANKS} ranks (the ping-pong runs between ranks 0 and 1), got ${np}`);
   const seconds = Number(flags['seconds-per-size'] ?? DEFAULT_SECONDS_PER_SIZE);
   if (!(seconds > 0)) throw new UsageError(`--seconds-per-size needs a positive number, got "${flags['seconds-per-size']}"`);
   const shared = sharedCoreRanks((flags['shared-core'] as string | undefined) ?? DEFAULT_SHARED_CORE);
   const repeat = (flags.repeat as number | undefined) ?? DEFAULT_REPEAT;
-  if (repeat < 1) throw new UsageError(`--repeat needs at least 1 measurement, got ${repeat}`);
+  if (repeat < 1 || repeat > MAX_REPEAT) throw new UsageError(`--repeat needs 1 to ${MAX_REPEAT} measurements, got ${repeat}`);
   let table: CommTable;
   const preset = flags.preset as string | undefined;
   if (preset !== undefined) {
+    // A preset measures nothing: flags about the measurement would be silently ignored.
+    const measuring = ['np', 'repeat', 'shared-core', 'seconds-per-size'].filter((name) => flags[name] !== undefined);
+    if (measuring.length) throw new UsageError(`--preset writes a model, measuring nothing: ${measuring.map((name) => `--${name}`).join(', ')} would be ignored`);
     if (!isCommTablePreset(preset)) {
       throw new UsageError(`unknown --preset "${preset}"; known: ${COMM_TABLE_PRESETS.map((p) => `${p.name} (${p.description})`).join(', ')}`);
     }

@@ -1,7 +1,7 @@
 // `causal-lens fit [--json] [--predict X]... CSV`: the scaling model of a run table (seed 003),
 // computed by the same module as the Scaling panel's, and its predictions at larger x.
 
-import { ComponentModel, FitResult, ModelTerm, Prediction, fitRuns, predict, predictComponent } from '../fit';
+import { ComponentModel, FitResult, ModelTerm, Prediction, finitePredictions, fitRuns, overflowProblem, predictComponent } from '../fit';
 import { ScalingTable, readScalingCsv } from '../import/scalingCsv';
 import { UsageError, parseFlags, repeated } from './flags';
 
@@ -24,7 +24,8 @@ function termJson(t: ModelTerm) {
   };
 }
 
-function toJson(table: ScalingTable, result: FitResult, xs: number[]): unknown {
+function toJson(table: ScalingTable, result: FitResult, predictions: Prediction[]): unknown {
+  const xs = predictions.map((p) => p.x);
   const componentJson = (c: ComponentModel) => ({
     component: c.component ?? null,
     model: c.formula,
@@ -38,7 +39,7 @@ function toJson(table: ScalingTable, result: FitResult, xs: number[]): unknown {
     metric: table.metric,
     model: result.formula,
     terms: result.terms.map(termJson),
-    predictions: predict(result, xs),
+    predictions,
     components: result.components.map(componentJson),
     skipped: table.skipped,
     problems: table.problems,
@@ -82,6 +83,8 @@ export async function runFit(args: string[], out: (text: string) => void, err: (
     err(`${table.source}: ${(error as Error).message}\n`);
     return 1;
   }
-  out(flags.json ? JSON.stringify(toJson(table, result, xs), null, 2) + '\n' : toText(table, result, predict(result, xs)));
-  return table.problems.length > 0 ? 1 : 0;
+  const { predictions, overflowAt } = finitePredictions(result, xs);
+  for (const x of overflowAt) err(`causal-lens fit: ${overflowProblem(x, result.formula)}\n`);
+  out(flags.json ? JSON.stringify(toJson(table, result, predictions), null, 2) + '\n' : toText(table, result, predictions));
+  return table.problems.length > 0 || overflowAt.length > 0 ? 1 : 0;
 }

@@ -33,15 +33,19 @@ export function parseFlags(args: readonly string[], kinds: FlagKinds): ParsedFla
     const name = arg.slice(2, eq < 0 ? undefined : eq);
     const kind = kinds[name];
     if (!kind) throw new UsageError(`unknown option --${name}`);
+    // A second value of a single-valued flag would silently replace the first.
+    if (kind !== 'strings' && flags[name] !== undefined) throw new UsageError(`--${name} is given twice`);
     if (kind === 'boolean') {
+      if (eq >= 0) throw new UsageError(`--${name} takes no value, got "${arg.slice(eq + 1)}"`);
       flags[name] = true;
       continue;
     }
     const value = eq >= 0 ? arg.slice(eq + 1) : args[++i];
-    if (value === undefined) throw new UsageError(`--${name} needs a value`);
+    if (value === undefined || value === '') throw new UsageError(`--${name} needs a value`);
     if (kind === 'integer') {
-      const n = Number(value);
-      if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} needs a whole number, got "${value}"`);
+      // Decimal digits only: Number() would also take "0x10", "1e3" and " 7 ".
+      const n = /^\d+$/.test(value) ? Number(value) : NaN;
+      if (!Number.isSafeInteger(n)) throw new UsageError(`--${name} needs a whole number, got "${value}"`);
       flags[name] = n;
     } else if (kind === 'strings') {
       flags[name] = [...repeatedValues(flags[name]), value];

@@ -7,6 +7,7 @@
 import * as path from 'node:path';
 import { FlushMode, TraceSummary, recordTrace } from '../mpi/recordTrace';
 import { UsageError, parseFlags } from './flags';
+import { MAX_LOCAL_RANKS } from '../mpi/launch';
 
 const FLUSH_MODES: readonly FlushMode[] = ['equalized', 'independent'];
 
@@ -30,7 +31,8 @@ export async function runTrace(args: string[], out: (t: string) => void, err: (t
   const { flags, positional } = parseFlags(args, { np: 'integer', out: 'string', 'flush-threshold': 'integer', 'flush-mode': 'string', pin: 'boolean' });
   if (positional.length === 0) throw new UsageError('trace needs a program: causal-lens trace [--np N] [--out DIR] -- PROGRAM ARGS...');
   const np = (flags.np as number | undefined) ?? 2;
-  if (np < 1) throw new UsageError('--np needs at least 1 rank');
+  if (np < 1 || np > MAX_LOCAL_RANKS) throw new UsageError(`--np needs 1 to ${MAX_LOCAL_RANKS} ranks (all started on this machine), got ${np}`);
+  if (flags['flush-threshold'] === 0) throw new UsageError('--flush-threshold needs at least 1 byte');
   const mode = flags['flush-mode'] as string | undefined;
   if (mode !== undefined && !FLUSH_MODES.includes(mode as FlushMode)) {
     throw new UsageError(`--flush-mode is one of ${FLUSH_MODES.join(', ')}, got "${mode}"`);

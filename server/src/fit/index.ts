@@ -142,6 +142,21 @@ export function predictComponent(model: ComponentModel, xs: readonly number[]): 
 }
 
 /**
+ * The predictions at `xs` split into those that are numbers and the x where the model (or its
+ * band) overflows: an exponential or a high power far beyond the runs gives ∞ or NaN there.
+ */
+export function finitePredictions(result: FitResult, xs: readonly number[]): { predictions: Prediction[]; overflowAt: number[] } {
+  const all = predict(result, xs);
+  const finite = (p: Prediction) => Number.isFinite(p.y) && Number.isFinite(p.low) && Number.isFinite(p.high);
+  return { predictions: all.filter(finite), overflowAt: all.filter((p) => !finite(p)).map((p) => p.x) };
+}
+
+/** Says that the model has no finite value at `x`. */
+export function overflowProblem(x: number, formula: string): string {
+  return `no prediction at x = ${x}: ${formula} (or its band) is beyond a finite number there`;
+}
+
+/**
  * The summed prediction at each x. The band adds the components' half-widths on each side
  * (conservative: the components' errors may be correlated, e.g. all driven by one size).
  */

@@ -10,6 +10,7 @@ import { PerfReportParser, looksLikePerfReport } from './bperf';
 import { CozParser, looksLikeCozLine } from './coz';
 import { PERF_DATA_MAGIC, readPerfData } from './perfData';
 import { PerfScriptParser, looksLikePerfScript } from './perfScript';
+import { readErrorReason } from './readError';
 
 /** Receives a file's lines in order. A parser never throws on content. */
 export interface LineSink {
@@ -228,20 +229,6 @@ export function parseProfileText(text: string, source: string): Profile {
   const reader = new ProfileReader(source);
   reader.push(text);
   return reader.end();
-}
-
-function readErrorReason(error: unknown): string {
-  switch ((error as NodeJS.ErrnoException).code) {
-    case 'ENOENT':
-      return 'no such file';
-    case 'EISDIR':
-      return 'it is a directory';
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission denied';
-    default:
-      return (error as Error).message;
-  }
 }
 
 async function startsWith(file: string, magic: string): Promise<boolean> {

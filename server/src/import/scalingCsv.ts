@@ -15,6 +15,7 @@
 
 import * as fs from 'node:fs/promises';
 import { ProfileProblem } from '../model/profile';
+import { readErrorReason } from './readError';
 
 export interface ScalingRun {
   x: number;
@@ -124,5 +125,11 @@ export function parseScalingCsv(text: string, source: string): ScalingTable {
 }
 
 export async function readScalingCsv(file: string): Promise<ScalingTable> {
-  return parseScalingCsv(await fs.readFile(file, 'utf8'), file);
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (error) {
+    throw new Error(`cannot read run table ${file}: ${readErrorReason(error)}`, { cause: error });
+  }
+  return parseScalingCsv(text, file);
 }

@@ -5,7 +5,7 @@
 import * as path from 'node:path';
 import { claimText, impactText } from '../causal/claims';
 import { compareCurves } from '../causal/curves';
-import { FitResult, fitRuns, predict } from '../fit';
+import { FitResult, finitePredictions, fitRuns, overflowProblem } from '../fit';
 import { ScalingTable, readScalingCsv } from '../import/scalingCsv';
 import { COMM_TABLE_PRESETS, isCommTablePreset, loadCommTable } from '../network/commTable';
 import { CancelledError, DEFAULT_TRACED_NETWORK, openTrace, predictionProblems, predictScenarios, resolveNetwork } from '../pem';
@@ -57,7 +57,7 @@ export async function scalingFit(params: FitParams): Promise<FitPanelResult> {
   try {
     table = await readScalingCsv(params.csv);
   } catch (error) {
-    return { ok: false, message: `${params.csv}: ${(error as Error).message}` };
+    return { ok: false, message: (error as Error).message };
   }
   const problems = table.problems.map((p) => `${path.basename(p.file)}:${p.line}: ${p.message}`);
   if (table.runs.length === 0) return { ok: false, message: `${path.basename(params.csv)}: no runs could be read. ${problems.slice(0, 3).join(' ')}` };
@@ -68,8 +68,11 @@ export async function scalingFit(params: FitParams): Promise<FitPanelResult> {
     return { ok: false, message: `${path.basename(params.csv)}: ${(error as Error).message}` };
   }
   const xs = table.runs.map((r) => r.x);
+  // Where the model overflows there is no prediction to draw or list: said among the problems.
+  const { predictions, overflowAt } = finitePredictions(result, params.predictAt);
+  problems.push(...overflowAt.map((x) => overflowProblem(x, result.formula)));
   const low = Math.min(...xs);
-  const high = Math.max(...xs, ...params.predictAt);
+  const high = Math.max(...xs, ...predictions.map((p) => p.x));
   // Log-spaced: scaling runs double x, and the chart's x axis is logarithmic.
   const grid = Array.from({ length: CURVE_POINTS }, (_, i) => low * (high / low) ** (i / (CURVE_POINTS - 1)));
   return {
@@ -80,8 +83,8 @@ export async function scalingFit(params: FitParams): Promise<FitPanelResult> {
       model: c.formula,
       points: c.xs.map((x, i) => ({ x, y: c.ys[i] })),
     })),
-    curve: predict(result, grid),
-    predictions: predict(result, params.predictAt),
+    curve: finitePredictions(result, grid).predictions,
+    predictions,
     problems,
   };
 }

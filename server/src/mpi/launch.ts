@@ -13,6 +13,12 @@ export interface MpiLaunch {
   env?: Record<string, string>;
 }
 
+/**
+ * The most ranks a local launch takes: mpirun starts them all on this machine (oversubscribed), so
+ * a mistyped count (1e9) would fork until the machine gives out.
+ */
+export const MAX_LOCAL_RANKS = 4096;
+
 export function mpirunArgv(launch: MpiLaunch, isRoot = process.getuid?.() === 0): string[] {
   const argv = ['mpirun', '-np', String(launch.np), '--oversubscribe', '--mca', 'mpi_yield_when_idle', '1'];
   if (isRoot) argv.push('--allow-run-as-root');

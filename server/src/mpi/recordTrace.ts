@@ -121,11 +121,34 @@ function archiveIncompleteReason(summary: Pick<TraceSummary, 'exitCode' | 'signa
   return reasons.length ? reasons.join('; ') : undefined;
 }
 
+/** What a recording leaves in its directory: the OTF2 archive and the recorder's spool. */
+const TRACE_DIR_ENTRIES = ['traces.otf2', 'traces.def', 'traces', 'spool'];
+
+/**
+ * A trace's directory is new, empty or a previous trace's, whose files the new one replaces; any
+ * other directory is refused rather than have its `traces` or `spool` deleted (`--out ~`).
+ */
+export function traceDirProblem(outDir: string): string | undefined {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync(outDir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    return `${outDir}: cannot be a trace's directory (${code ?? (error as Error).message})`;
+  }
+  const others = entries.filter((entry) => !TRACE_DIR_ENTRIES.includes(entry));
+  if (others.length === 0) return undefined;
+  return `${outDir} holds other files (${others.slice(0, 3).join(', ')}${others.length > 3 ? ', …' : ''}): a trace needs a directory of its own, new or a previous trace's`;
+}
+
 export async function recordTrace(options: TraceOptions): Promise<TraceSummary> {
   const outDir = path.resolve(options.outDir);
+  const refused = traceDirProblem(outDir);
+  if (refused) throw new Error(refused);
   fs.mkdirSync(outDir, { recursive: true });
   // A previous trace in the same directory must not pass for this one.
-  for (const stale of ['traces.otf2', 'traces.def', 'traces', 'spool']) fs.rmSync(path.join(outDir, stale), { recursive: true, force: true });
+  for (const stale of TRACE_DIR_ENTRIES) fs.rmSync(path.join(outDir, stale), { recursive: true, force: true });
   const argv = mpirunArgv({ np: options.np, program: options.program, args: options.args, env: recorderEnv(options) });
   const result = await runMpi(argv, options.onOutput ?? (() => undefined));
   const ranks = readRankSummaries(outDir);

@@ -63,6 +63,7 @@
 // node, and there is no link to queue for; absent, the network moves the data (a NIC's DMA).
 
 import * as fs from 'node:fs';
+import { jsonSyntaxProblem } from '../jsonSyntax';
 
 export const COMM_TABLE_SCHEMA = 'causal-lens/comm-table@1';
 
@@ -288,7 +289,7 @@ export function parseCommTable(text: string, source: string): CommTable {
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    throw new CommTableError(`${source}: not JSON (${(error as Error).message})`);
+    throw new CommTableError(`${source}: not JSON (${jsonSyntaxProblem(error)})`);
   }
   const fail = (where: string, what: string): never => {
     throw new CommTableError(`${source}: ${where}: ${what}`);

@@ -8,6 +8,7 @@
 import { CommTable, linkSecondsPerByte, oneWaySeconds, receiverTurnSeconds, recorderTurnSeconds, switchInSeconds } from '../network/commTable';
 import { RankLocation } from '../trace/otf2Archive';
 import { EngineNetwork } from './engine';
+import { jsonSyntaxProblem } from '../jsonSyntax';
 
 export interface Placement {
   label: string;
@@ -119,7 +120,7 @@ export function parseMapText(text: string, file: string): number[] {
     try {
       parsed = JSON.parse(trimmed);
     } catch (error) {
-      throw new ScenarioError(`${file}: not JSON (${(error as Error).message})`);
+      throw new ScenarioError(`${file}: not JSON (${jsonSyntaxProblem(error)})`);
     }
     if (!Array.isArray(parsed)) throw new ScenarioError(`${file}: expected ${MAP_FORMAT}`);
     const bad = parsed.findIndex((v) => !isNodeIndex(v));
