@@ -7,6 +7,7 @@ import { RunPoint, fitRuns, formatFormula, predict, predictComponent } from '../
 import { studentQuantile } from '../../server/src/fit/band';
 import { weightedLeastSquares } from '../../server/src/fit/leastSquares';
 import { cauchyFit } from '../../server/src/fit/robust';
+import { leftOutGroups } from '../../server/src/fit/search';
 import { mulberry32 } from '../../server/src/causal/random';
 
 const points = (xs: number[], f: (x: number) => number, component?: string): RunPoint[] =>
@@ -119,4 +120,25 @@ test('arbitrary runs (zeros, 1e12 next to 1e-9, one x, repeated x): a fit with f
     }
   }
   assert.ok(fitted > 20, `only ${fitted} of 60 fitted`);
+});
+
+test('up to 20 distinct x are left out one at a time; beyond, every 20th together', () => {
+  const xs = (n: number) => Array.from({ length: n }, (_, i) => 2 + i);
+  assert.deepEqual(leftOutGroups(xs(4)), [[2], [3], [4], [5]]);
+  assert.equal(leftOutGroups(xs(20)).length, 20);
+  const groups = leftOutGroups(xs(45));
+  assert.equal(groups.length, 20);
+  assert.deepEqual(groups[0], [2, 22, 42]);
+  assert.deepEqual(groups.flat().sort((a, b) => a - b), xs(45), 'every x left out once');
+});
+
+test('a table of 60 sizes, left out in groups, still finds its form', () => {
+  const random = mulberry32(60);
+  const runs: RunPoint[] = Array.from({ length: 60 }, (_, i) => {
+    const x = 2 + 3 * i;
+    return { x, y: 0.5 * x ** 1.5 + 3 + (random() - 0.5) };
+  });
+  const result = fitRuns(runs, { parameter: 'p' });
+  // One growing term and the constant, as leaving each size out alone found (0.4998p^(3/2) + 3.160).
+  assert.match(result.formula, /^0\.(49|50)\d*p\^\(3\/2\) \+ [\d.]+$/, result.formula);
 });
