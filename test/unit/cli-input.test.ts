@@ -62,6 +62,7 @@ test('counts that would start absurd runs, and measurement flags beside a preset
     [['calibrate', '--repeat', '1000'], /--repeat needs 1 to 100 measurements, got 1000/],
     [['calibrate', '--shared-core', '2,4,100000'], /--shared-core needs increasing whole numbers from 2 to 64/],
     [['calibrate', '--preset', 'gbe', '--repeat', '5', '--np', '4'], /--preset writes a model, measuring nothing: --np, --repeat would be ignored/],
+    [['whatif', path.join(REPO, 'test/fixtures/otf2/stencil8_otf2/traces.otf2'), '--event-cost-ns', '1e15'], /--event-cost-ns needs "auto" or 0 to 1000000 nanoseconds, got "1e15"/],
   ] as const) {
     const cli = run(...args);
     assert.equal(cli.code, 2, `${args.join(' ')}: ${cli.stderr}`);

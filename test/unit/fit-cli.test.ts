@@ -62,7 +62,7 @@ test('bad rows: named by file and line on stderr, exit 1, the model of the good 
   fs.writeFileSync(file, 'p,time\n2,2.1\n4,2.8\nfour,3\n8,4.4\n16,8.4\n32,18\n64,40.4\n');
   const { code, stdout, stderr } = run('--json', '--predict', '128', file);
   assert.equal(code, 1);
-  assert.equal(stderr, `${file}:4: error: x must be a positive number, found "four"\n`);
+  assert.equal(stderr, `${file}:4: error: x must be a positive finite number, found "four"\n`);
   const json = JSON.parse(stdout) as FitJson;
   assert.equal(json.skipped, 1);
   assert.equal(json.predictions.length, 1);

@@ -37,7 +37,11 @@ test('presets and models: latency + size / bandwidth', () => {
   assert.ok(Math.abs(oneWaySeconds(gbe, 3e8, false) - (50e-6 + 2.4)) < 1e-9);
   const m = modelCommTable('m', 1e-3, 1e6);
   assert.ok(Math.abs(oneWaySeconds(m, 1000, false) - 2e-3) < 1e-12);
-  assert.throws(() => modelCommTable('bad', 1e-3, 0), /bandwidth must be > 0/);
+  assert.throws(() => modelCommTable('bad', 1e-3, 0), /bandwidth must be a finite number ≥ 1 byte\/s, got 0/);
+  // A typo, not a network: an hour on the way, or less than a byte a second.
+  assert.throws(() => modelCommTable('slow', 1e300, 1e6), /slow: latency must be from 0 to 3600 s, got 1e\+300/);
+  assert.throws(() => modelCommTable('thin', 1e-6, 1e-300), /thin: bandwidth must be a finite number ≥ 1 byte\/s/);
+  assert.throws(() => parseCommTable(table({ interNode: [{ bytes: 0, seconds: 1.7e308 }] }), 'a.json'), /a\.json: \$\.interNode\[0\]\.seconds: expected seconds from 0 to 3600/);
 });
 
 test('bad tables are refused with the file and the JSON path of the problem', () => {
@@ -80,7 +84,7 @@ test("a table measured three times keeps each point's fastest and slowest; the t
 test("a point's low and high are checked: numbers around its median", () => {
   const point = (extra: object) => table({ intraNode: [{ bytes: 0, seconds: 1e-6, ...extra }] });
   assert.throws(() => parseCommTable(point({ low: 2e-6 }), 'a.json'), /a\.json: \$\.intraNode\[0\]\.low: expected a finite number from 0 to the point's seconds \(0\.000001\), got 0\.000002/);
-  assert.throws(() => parseCommTable(point({ high: 5e-7 }), 'a.json'), /a\.json: \$\.intraNode\[0\]\.high: expected a finite number ≥ the point's seconds/);
+  assert.throws(() => parseCommTable(point({ high: 5e-7 }), 'a.json'), /a\.json: \$\.intraNode\[0\]\.high: expected a number from the point's seconds/);
   assert.throws(() => parseCommTable(point({ low: 'fast' }), 'a.json'), /\$\.intraNode\[0\]\.low/);
   assert.throws(() => parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], relayTurn: [{ ranksPerCore: 2, seconds: 1e-6, high: -1 }, { ranksPerCore: 4, seconds: 1e-6 }] }), 'a.json'), /\$\.relayTurn\[0\]\.high/);
   assert.deepEqual(parseCommTable(point({ low: 5e-7, high: 3e-6 }), 'a.json').intraNode, [{ bytes: 0, seconds: 1e-6, samples: 0, low: 5e-7, high: 3e-6 }]);
@@ -104,7 +108,7 @@ test("a receiver's turn on a shared core: measured points less the 2-rank one, l
   close(receiverTurnSeconds(t, 10), 7e-6);
   assert.equal(receiverTurnSeconds(presetCommTable('gbe'), 8), 0, 'no measurement, no turn');
   assert.throws(() => parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], sharedCore: [{ ranksPerCore: 4, seconds: 1e-6 }, { ranksPerCore: 4, seconds: 2e-6 }] }), 'bad.json'), /bad\.json: \$\.sharedCore\[1\]\.ranksPerCore: must increase \(4 after 4\)/);
-  assert.throws(() => parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], sharedCore: [{ ranksPerCore: 2, seconds: 'fast' }] }), 'bad.json'), /bad\.json: \$\.sharedCore\[0\]\.seconds: expected a finite number/);
+  assert.throws(() => parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], sharedCore: [{ ranksPerCore: 2, seconds: 'fast' }] }), 'bad.json'), /bad\.json: \$\.sharedCore\[0\]\.seconds: expected seconds from 0 to 3600/);
 });
 
 test('taking a shared core back after a wait: the 2-rank turn, or the polling turn per rank when longer', () => {
@@ -145,7 +149,7 @@ test("the recorder's hidden cost per turn is added to the switch back only while
   close(engineNetwork(other, traced, true).switchIn!(8), 4.2e-6);
   // No turn measured, no switch back, with or without the recorder's cost.
   close(engineNetwork(presetCommTable('gbe'), presetCommTable('gbe'), true).switchIn!(8), 0);
-  assert.throws(() => parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], recorderTurn: [{ ranksPerCore: 2, seconds: -1e-7 }] }), 'bad.json'), /bad\.json: \$\.recorderTurn\[0\]\.seconds: expected a finite number ≥ 0/);
+  assert.throws(() => parseCommTable(table({ intraNode: [{ bytes: 0, seconds: 1e-6 }], recorderTurn: [{ ranksPerCore: 2, seconds: -1e-7 }] }), 'bad.json'), /bad\.json: \$\.recorderTurn\[0\]\.seconds: expected seconds from 0 to 3600/);
 });
 
 test("the network stack's CPU per message is read and checked", () => {

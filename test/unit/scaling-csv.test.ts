@@ -58,7 +58,7 @@ test('each bad row is named by file and line, skipped and counted; the good rows
     assert.equal(p.file, 'bad.csv');
     assert.equal(p.severity, 'error');
   }
-  assert.match(table.problems[0].message, /x must be a positive number, found "0"/);
+  assert.match(table.problems[0].message, /x must be a positive finite number, found "0"/);
   assert.match(table.problems[2].message, /y must be a finite number, found "abc"/);
   assert.match(table.problems[6].message, /found 4 fields/);
   assert.match(table.problems[7].message, /quoted field is not closed/);
@@ -74,4 +74,11 @@ test('a flood of bad rows lists 100 and counts the rest; an empty table says so'
   const empty = parseScalingCsv('# nothing\n', 'empty.csv');
   assert.equal(empty.runs.length, 0);
   assert.match(empty.problems[0].message, /no runs/);
+});
+
+test('a first row whose x is too large for a number is a bad row, not a header', () => {
+  const table = parseScalingCsv('1e400,5\n2,4\n4,8\n', 'big.csv');
+  assert.equal(table.parameter, 'x', 'no header taken from it');
+  assert.deepEqual(table.problems.map((p) => [p.line, p.message]), [[1, 'x must be a positive finite number, found "1e400"']]);
+  assert.deepEqual(table.runs.map((r) => r.x), [2, 4]);
 });

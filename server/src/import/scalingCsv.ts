@@ -99,7 +99,8 @@ export function parseScalingCsv(text: string, source: string): ScalingTable {
     if (content.trim() === '' || content.trimStart().startsWith('#')) return;
     const fields = splitFields(content);
     if (!fields) return problem(line, 'a quoted field is not closed');
-    const isHeader = first && decimal(fields[0]) === undefined;
+    // A number too large for a double (1e400) is a bad row, not a column name.
+    const isHeader = first && !DECIMAL.test(fields[0]);
     first = false;
     if (isHeader) {
       if (fields.length < 2 || fields.length > 3) return problem(line, `the header needs 2 or 3 column names (x, y[, component]), found ${fields.length}`);
@@ -109,7 +110,7 @@ export function parseScalingCsv(text: string, source: string): ScalingTable {
     }
     if (fields.length < 2 || fields.length > 3) return problem(line, `expected x, y[, component], found ${fields.length} fields`);
     const x = decimal(fields[0]);
-    if (x === undefined || x <= 0) return problem(line, `x must be a positive number, found ${shown(fields[0])}`);
+    if (x === undefined || x <= 0) return problem(line, `x must be a positive finite number, found ${shown(fields[0])}`);
     const y = decimal(fields[1]);
     if (y === undefined) return problem(line, `y must be a finite number, found ${shown(fields[1])}`);
     const component = fields[2] ? fields[2] : undefined;

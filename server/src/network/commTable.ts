@@ -152,6 +152,10 @@ export class CommTableError extends Error {}
 
 export type CommTablePreset = 'ethernet-10m' | 'gbe' | '10gbe' | 'ib-100g';
 
+/** Beyond these a table describes no network (an hour on the way, under a byte a second): a typo or a broken measurement. */
+const MAX_SECONDS = 3600;
+const MIN_BANDWIDTH = 1;
+
 /** Open MPI's TCP BTL eager limit (btl_tcp_eager_limit), the default for tables without a measurement. */
 const DEFAULT_EAGER_LIMIT = 65536;
 
@@ -175,8 +179,8 @@ export function isCommTablePreset(name: string): name is CommTablePreset {
 
 /** A table for a network described only by latency and bandwidth (between nodes; no intra-node list). */
 export function modelCommTable(name: string, latencySeconds: number, bandwidthBytesPerSecond: number): CommTable {
-  if (!(latencySeconds >= 0) || !Number.isFinite(latencySeconds)) throw new CommTableError(`${name}: latency must be a finite number ≥ 0, got ${latencySeconds}`);
-  if (!(bandwidthBytesPerSecond > 0)) throw new CommTableError(`${name}: bandwidth must be > 0, got ${bandwidthBytesPerSecond}`);
+  if (!(latencySeconds >= 0 && latencySeconds <= MAX_SECONDS)) throw new CommTableError(`${name}: latency must be from 0 to ${MAX_SECONDS} s, got ${latencySeconds}`);
+  if (!(bandwidthBytesPerSecond >= MIN_BANDWIDTH && Number.isFinite(bandwidthBytesPerSecond))) throw new CommTableError(`${name}: bandwidth must be a finite number ≥ ${MIN_BANDWIDTH} byte/s, got ${bandwidthBytesPerSecond}`);
   return {
     schema: COMM_TABLE_SCHEMA,
     name,
@@ -338,8 +342,8 @@ export function parseCommTable(text: string, source: string): CommTable {
     if (!isObject(model)) return fail('$.model', 'expected an object');
     const latency = model.latencySeconds;
     const bandwidth = model.bandwidthBytesPerSecond;
-    if (typeof latency !== 'number' || !Number.isFinite(latency) || latency < 0) fail('$.model.latencySeconds', 'expected a finite number ≥ 0');
-    if (typeof bandwidth !== 'number' || !Number.isFinite(bandwidth) || bandwidth <= 0) fail('$.model.bandwidthBytesPerSecond', 'expected a finite number > 0');
+    if (typeof latency !== 'number' || !(latency >= 0 && latency <= MAX_SECONDS)) fail('$.model.latencySeconds', `expected seconds from 0 to ${MAX_SECONDS}`);
+    if (typeof bandwidth !== 'number' || !Number.isFinite(bandwidth) || bandwidth < MIN_BANDWIDTH) fail('$.model.bandwidthBytesPerSecond', `expected a finite number ≥ ${MIN_BANDWIDTH} byte/s`);
     table.model = { latencySeconds: latency as number, bandwidthBytesPerSecond: bandwidth as number };
   } else if (table.source === 'model') {
     fail('$.model', 'required when source is "model"');
@@ -356,7 +360,7 @@ function parsePoints(value: unknown, where: string, fail: (where: string, what: 
     if (!isObject(item)) fail(at, 'expected an object {bytes, seconds, samples}');
     const { bytes, seconds, samples } = item as Record<string, unknown>;
     if (typeof bytes !== 'number' || !Number.isInteger(bytes) || bytes < 0) fail(`${at}.bytes`, 'expected a whole number ≥ 0');
-    if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) fail(`${at}.seconds`, 'expected a finite number ≥ 0');
+    if (typeof seconds !== 'number' || !(seconds >= 0 && seconds <= MAX_SECONDS)) fail(`${at}.seconds`, `expected seconds from 0 to ${MAX_SECONDS}`);
     if (samples !== undefined && (typeof samples !== 'number' || !Number.isInteger(samples) || samples < 0)) fail(`${at}.samples`, 'expected a whole number ≥ 0');
     if (i > 0 && (bytes as number) <= points[i - 1].bytes) fail(`${at}.bytes`, `sizes must increase (${bytes} after ${points[i - 1].bytes})`);
     points.push({ bytes: bytes as number, seconds: seconds as number, samples: (samples as number | undefined) ?? 0, ...parseSpread(item as Record<string, unknown>, seconds as number, at, fail) });
@@ -372,7 +376,7 @@ function parseRanksPerCorePoints(value: unknown, where: string, fail: (where: st
     if (!isObject(item)) fail(at, 'expected an object {ranksPerCore, seconds}');
     const { ranksPerCore, seconds } = item as Record<string, unknown>;
     if (typeof ranksPerCore !== 'number' || !Number.isInteger(ranksPerCore) || ranksPerCore < 1) fail(`${at}.ranksPerCore`, 'expected a whole number ≥ 1');
-    if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) fail(`${at}.seconds`, 'expected a finite number ≥ 0');
+    if (typeof seconds !== 'number' || !(seconds >= 0 && seconds <= MAX_SECONDS)) fail(`${at}.seconds`, `expected seconds from 0 to ${MAX_SECONDS}`);
     if (i > 0 && (ranksPerCore as number) <= points[i - 1].ranksPerCore) fail(`${at}.ranksPerCore`, `must increase (${ranksPerCore} after ${points[i - 1].ranksPerCore})`);
     points.push({ ranksPerCore: ranksPerCore as number, seconds: seconds as number, ...parseSpread(item as Record<string, unknown>, seconds as number, at, fail) });
   });
@@ -388,7 +392,7 @@ function parseSpread(item: Record<string, unknown>, seconds: number, at: string,
     spread.low = low as number;
   }
   if (high !== undefined) {
-    if (typeof high !== 'number' || !Number.isFinite(high) || high < seconds) fail(`${at}.high`, `expected a finite number ≥ the point's seconds (${seconds}), got ${JSON.stringify(high)}`);
+    if (typeof high !== 'number' || !(high >= seconds && high <= MAX_SECONDS)) fail(`${at}.high`, `expected a number from the point's seconds (${seconds}) to ${MAX_SECONDS}, got ${JSON.stringify(high)}`);
     spread.high = high as number;
   }
   return spread;
