@@ -142,3 +142,9 @@ test('a table of 60 sizes, left out in groups, still finds its form', () => {
   // One growing term and the constant, as leaving each size out alone found (0.4998p^(3/2) + 3.160).
   assert.match(result.formula, /^0\.(49|50)\d*p\^\(3\/2\) \+ [\d.]+$/, result.formula);
 });
+
+test('a table that cannot be fitted says why: one x, or values beyond what a double can square', () => {
+  assert.throws(() => fitRuns([{ x: 4, y: 1 }, { x: 4, y: 2 }]), /a model needs at least two distinct x values/);
+  const huge = [1, 2, 4, 8].map((x, i) => ({ x, y: [1e308, 1.5e308, 1.7e308, 1.1e308][i] }));
+  assert.throws(() => fitRuns(huge), /the values are too large to fit \(\|y\| up to 1\.70e\+308\); rescale them/);
+});

@@ -125,8 +125,10 @@ function simplestNearBest(sorted: readonly Hypothesis[]): Hypothesis {
 export function searchModel(xs: readonly number[], ys: readonly number[], options: SearchOptions = DEFAULT_SEARCH): Hypothesis {
   const distinct = [...new Set(xs)].sort((a, b) => a - b);
   const groups = leftOutGroups(distinct);
+  if (distinct.length < 2) throw new RangeError('a model needs at least two distinct x values');
   const constant = scoreHypothesis([], xs, ys, groups);
-  if (!constant) throw new RangeError('a model needs at least two distinct x values');
+  // With two x or more only numbers beyond a double's range (y near 1e308, whose squares overflow) fail a constant.
+  if (!constant) throw new RangeError(`the values are too large to fit (|y| up to ${Math.max(...ys.map(Math.abs)).toPrecision(3)}); rescale them`);
   let best = constant;
   const maxTerms = Math.min(options.maxTerms, distinct.length < 3 ? 0 : Math.max(1, distinct.length - 3));
   let beam: Hypothesis[] = [constant];
