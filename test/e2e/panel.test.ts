@@ -85,6 +85,11 @@ test('the panel opens from the palette; the Causal tab follows the cursor, the S
     // Scaling: fit the sample run table and extrapolate, as the CLI's module does.
     await panel.locator('vscode-tab-header[data-tab="scaling"]').click();
     await panel.locator('#scaling-csv').filter({ hasText: SCALING_CSV }).waitFor({ timeout: 30_000 });
+    // A value that cannot be used is said, and nothing is fitted.
+    await panel.locator('#scaling-predict input').fill('-5 1024');
+    await panel.locator('#scaling-predict input').press('Enter');
+    await panel.locator('#scaling-fit').click();
+    assert.equal(await panel.locator('#scaling-input-error').innerText({ timeout: 10_000 }), 'Predict at: "-5" is not a positive number.');
     await panel.locator('#scaling-predict input').fill('1024');
     await panel.locator('#scaling-predict input').press('Enter');
     await panel.locator('#scaling-fit').click();
