@@ -17,9 +17,9 @@ root=$(cd "$here/../.." && pwd)
 build=${CAUSAL_LENS_MPI_BUILD:-$root/build/mpi}
 trace() {
   name=$1; shift
+  # A fresh directory: the recorder takes no other's, and nothing of an earlier trace stays.
+  rm -rf "$here/traces/$name"
   mkdir -p "$here/traces/$name"
-  # The recorder takes only a directory of its own (a previous trace's): the program's output goes in after.
-  rm -f "$here/traces/$name/program-output.txt"
   node "$root/out/server/src/cli/main.js" trace --out "$here/traces/$name" "$@" >/dev/null 2>"$here/traces/$name.log" || true
   grep -E '^(counts|elapsed|results) ' "$here/traces/$name.log" >"$here/traces/$name/program-output.txt" || true
   rm -f "$here/traces/$name.log"

@@ -46,8 +46,8 @@ test("a trace goes in a directory of its own: another directory's files are neve
     assert.equal(traceDirProblem(home), `${home} holds other files (thesis.tex): a trace needs a directory of its own, new or a previous trace's`);
     // The CLI refuses before it starts anything, and leaves the files as they were.
     const cli = run('trace', '--np', '2', '--out', home, '--', '/bin/true');
-    assert.equal(cli.code, 1);
-    assert.match(cli.stderr, /holds other files \(thesis\.tex\): a trace needs a directory of its own/);
+    assert.equal(cli.code, 2);
+    assert.match(cli.stderr, /^causal-lens trace: .*home holds other files \(thesis\.tex\): a trace needs a directory of its own/);
     assert.equal(fs.readFileSync(path.join(home, 'traces', 'mine.txt'), 'utf8'), 'keep me too');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -76,6 +76,8 @@ test('fit: no prediction where the model overflows, said; a directory is named a
   assert.match(cli.stderr, /^causal-lens fit: no prediction at x = 1e\+308: .*N³.* \(or its band\) is beyond a finite number there\n$/);
   assert.match(cli.stdout, /^1024 +\d/m, 'the other prediction is printed');
   assert.doesNotMatch(cli.stdout, /NaN|Infinity|∞/);
+  const json = JSON.parse(run('fit', '--json', MATMUL, '--predict', '1e308', '--predict', '1024').stdout) as { predictions: { x: number }[]; noPredictionAt: number[] };
+  assert.deepEqual([json.predictions.map((p) => p.x), json.noPredictionAt], [[1024], [1e308]]);
   const dir = run('fit', os.tmpdir());
   assert.equal(dir.code, 1);
   assert.equal(dir.stderr, `causal-lens fit: cannot read run table ${os.tmpdir()}: it is a directory\n`);
@@ -98,6 +100,13 @@ test("a table or map that is not JSON is refused on one printable line, whatever
     assert.equal(cli.stderr.split('\n').filter(Boolean).length, 1, cli.stderr);
     assert.match(cli.stderr, new RegExp(`^causal-lens whatif: ${notJson.replace(/[.]/g, '\\.')}: not JSON \\(`));
     assert.doesNotMatch(cli.stderr, /[\u0000-\u0009\u000b-\u001f]/);
+    const map = path.join(dir, 'map.json');
+    fs.writeFileSync(map, '[0, 0,\n\u0007 1\n');
+    const mapped = run('whatif', trace, '--map', map);
+    assert.equal(mapped.code, 1);
+    assert.equal(mapped.stderr.split('\n').filter(Boolean).length, 1, mapped.stderr);
+    assert.match(mapped.stderr, /map\.json: not JSON \(/);
+    assert.doesNotMatch(mapped.stderr, /[\u0000-\u0009\u000b-\u001f]/);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -8,12 +8,12 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { NO_SPREAD_NOTE, runWhatif } from '../../server/src/cli/whatif';
+import { runWhatif } from '../../server/src/cli/whatif';
 import { whatIfForPanel, whatIfOptions } from '../../server/src/lsp/panelViews';
-import { loadCommTable, modelCommTable } from '../../server/src/network/commTable';
+import { loadCommTable, modelCommTable, tableAtBound } from '../../server/src/network/commTable';
 import { recordTrace, recorderEnv } from '../../server/src/mpi/recordTrace';
 import { mpirunArgv, runMpi } from '../../server/src/mpi/launch';
-import { collectiveWork, identityWarning, kernelSlowness, lowQuantile, predictScenarios, rankStartSeconds, resumeCosts, shareWaitWork, takeRecordedSmallest } from '../../server/src/pem';
+import { collectiveWork, identityWarning, kernelSlowness, lowQuantile, NO_SPREAD_NOTE, predictScenarios, rankStartSeconds, resumeCosts, shareWaitWork, takeRecordedSmallest } from '../../server/src/pem';
 import { communicatorRanks, openOtf2Archive, openRankEvents } from '../../server/src/trace/otf2Archive';
 import { EV_BUFFER_FLUSH, EV_ENTER, EV_LEAVE, EV_METRIC, EV_MPI_COLLECTIVE_END, EV_MPI_IRECV, EV_MPI_IRECV_REQUEST, EV_MPI_ISEND, EV_MPI_ISEND_COMPLETE, EV_MPI_RECV, EV_MPI_SEND } from '../../server/src/trace/otf2Events';
 import { CALLS_KEPT_PER_REGION, cpuTimeMetrics, isResumedCall, Otf2RankStream } from '../../server/src/pem/otf2Ops';
@@ -824,10 +824,14 @@ test("with the tables' spread, each scenario is also predicted with every point 
   const plain = await predictScenarios(trace, scenarios, options);
   const spread = await predictScenarios(trace, scenarios, { ...options, tableSpread: true });
   assert.ok(plain.scenarios.every((s) => s.tableSpread === undefined), 'asked for none');
+  // The same as predicting with each bound as the table the trace was recorded on, separately.
+  const low = await predictScenarios(trace, scenarios, { ...options, tracedNetwork: tableAtBound(options.tracedNetwork, 'low') });
+  const high = await predictScenarios(trace, scenarios, { ...options, tracedNetwork: tableAtBound(options.tracedNetwork, 'high') });
   spread.scenarios.forEach((s, i) => {
     assert.equal(s.predictedSeconds, plain.scenarios[i].predictedSeconds, 'the median table predicts as without the spread');
     const range = s.tableSpread!;
-    assert.ok(range.lowSeconds <= s.predictedSeconds && s.predictedSeconds <= range.highSeconds, `${s.placement}, ${s.network}: ${JSON.stringify(range)} around ${s.predictedSeconds}`);
+    const three = [plain, low, high].map((p) => p.scenarios[i].predictedSeconds);
+    assert.deepEqual([range.lowSeconds, range.highSeconds], [Math.min(...three), Math.max(...three)], `${s.placement}, ${s.network}`);
     // A latency-bound program on a machine whose speed moved while it calibrated: its predictions move too
     // (with gbe between nodes, its ranks' turns and copies inside a node keep the traced table's spread).
     assert.ok(range.highSeconds > range.lowSeconds, `${s.placement}, ${s.network}: ${JSON.stringify(range)}`);
@@ -835,6 +839,8 @@ test("with the tables' spread, each scenario is also predicted with every point 
   // A table measured once has no spread to predict with.
   const once = await predictScenarios(trace, [{ nodes: 2 }], { tracedNetwork: loadCommTable(COMM_TABLE), coresPerNode: 1, tableSpread: true });
   assert.equal(once.scenarios[0].tableSpread, undefined);
+  assert.equal(once.notes.at(-1), NO_SPREAD_NOTE, 'and says so, after how the trace was replayed');
+  assert.ok(!spread.notes.includes(NO_SPREAD_NOTE) && !plain.notes.includes(NO_SPREAD_NOTE));
   // The CLI, asked for the spread, says when there is none.
   const onceCli = await whatif([trace, '--traced-network', COMM_TABLE, '--placement', '4/2', '--cores', '1', '--spread']);
   assert.ok(onceCli.err.includes(`causal-lens whatif: note: ${NO_SPREAD_NOTE}`), onceCli.err);

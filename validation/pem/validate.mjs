@@ -119,6 +119,15 @@ async function calibrate() {
   return { intraNode: await pingPong(1), interNode: await pingPong(2), sharedCore: await measureSharedCore([2, 3, 4, 6, 8], 0.02), relayTurn, recorderCallSeconds, recorderTurn, clockReadSeconds, schedulerTickSeconds, schedulerSliceSeconds };
 }
 
+/** The table's lists of points, each point the median of the calibrations' with their extremes; a list some calibration lacks is left out. */
+function pointLists(calibrations) {
+  const lists = {};
+  for (const key of ['intraNode', 'interNode', 'sharedCore', 'relayTurn', 'recorderTurn']) {
+    if (calibrations.every((c) => c[key])) lists[key] = medianPoints(calibrations.map((c) => c[key]));
+  }
+  return lists;
+}
+
 /** Calibrates the emulated nodes once per repetition and traces and times every configuration REPS times, interleaved. */
 async function measure() {
   // A 20 ms ping-pong moves with this VM's speed as much as the runs do (one run: 1.64 and
@@ -155,12 +164,8 @@ async function measure() {
     eagerLimitBytes: 4096,
     // The emulated nodes are cores of one machine: a message between them is the receiver's copy.
     interNodeSharedMemory: true,
-    intraNode: medianPoints(calibrations.map((c) => c.intraNode)),
-    interNode: medianPoints(calibrations.map((c) => c.interNode)),
-    sharedCore: medianPoints(calibrations.map((c) => c.sharedCore)),
-    relayTurn: medianPoints(calibrations.map((c) => c.relayTurn)),
+    ...pointLists(calibrations),
     recorderCallSeconds: medianSeconds(calibrations.map((c) => c.recorderCallSeconds)),
-    recorderTurn: medianPoints(calibrations.map((c) => c.recorderTurn)),
     schedulerTickSeconds: medianSeconds(calibrations.map((c) => c.schedulerTickSeconds)),
     schedulerSliceSeconds: medianSeconds(calibrations.map((c) => c.schedulerSliceSeconds)),
   };
@@ -181,7 +186,7 @@ if (kept) {
   // ends where its last rank enters MPI_Finalize).
   traced.interNodeSharedMemory = true;
   // Tables kept before their points carried the calibrations' extremes get them (the medians are the same).
-  if (calibrations?.length > 1) for (const key of ['intraNode', 'interNode', 'sharedCore', 'relayTurn', 'recorderTurn']) traced[key] = medianPoints(calibrations.map((c) => c[key]));
+  if (calibrations?.length > 1) Object.assign(traced, pointLists(calibrations));
   for (const run of Object.values(runs).flat()) {
     run.measuredSeconds = (await predictScenarios(run.archive, [])).measuredSeconds;
     run.cpu = computeSeconds(run.archive);

@@ -63,7 +63,7 @@ const customNetwork = shape({ latencySeconds: isNumber, bandwidthBytesPerSecond:
 const scenario = shape({
   nodes: optional((v) => Number.isInteger(v) && (v as number) > 0),
   cyclic: optional((v) => typeof v === 'boolean'),
-  map: optional(arrayOf((v) => Number.isInteger(v) && (v as number) >= 0)),
+  map: optional(arrayOf((v) => Number.isSafeInteger(v) && (v as number) >= 0)),
   mapSource: optional(isString),
   network: optional((v) => isString(v) || customNetwork(v)),
 });

@@ -24,7 +24,7 @@ function termJson(t: ModelTerm) {
   };
 }
 
-function toJson(table: ScalingTable, result: FitResult, predictions: Prediction[]): unknown {
+function toJson(table: ScalingTable, result: FitResult, predictions: Prediction[], overflowAt: number[]): unknown {
   const xs = predictions.map((p) => p.x);
   const componentJson = (c: ComponentModel) => ({
     component: c.component ?? null,
@@ -40,6 +40,8 @@ function toJson(table: ScalingTable, result: FitResult, predictions: Prediction[
     model: result.formula,
     terms: result.terms.map(termJson),
     predictions,
+    // The --predict x where the model has no finite value: left out of predictions, not dropped unsaid.
+    noPredictionAt: overflowAt,
     components: result.components.map(componentJson),
     skipped: table.skipped,
     problems: table.problems,
@@ -85,6 +87,6 @@ export async function runFit(args: string[], out: (text: string) => void, err: (
   }
   const { predictions, overflowAt } = finitePredictions(result, xs);
   for (const x of overflowAt) err(`causal-lens fit: ${overflowProblem(x, result.formula)}\n`);
-  out(flags.json ? JSON.stringify(toJson(table, result, predictions), null, 2) + '\n' : toText(table, result, predictions));
+  out(flags.json ? JSON.stringify(toJson(table, result, predictions, overflowAt), null, 2) + '\n' : toText(table, result, predictions));
   return table.problems.length > 0 || overflowAt.length > 0 ? 1 : 0;
 }

@@ -5,7 +5,7 @@
 // is only the summary.
 
 import * as path from 'node:path';
-import { FlushMode, TraceSummary, recordTrace } from '../mpi/recordTrace';
+import { FlushMode, TraceSummary, recordTrace, traceDirProblem } from '../mpi/recordTrace';
 import { UsageError, parseFlags } from './flags';
 import { MAX_LOCAL_RANKS } from '../mpi/launch';
 
@@ -38,6 +38,8 @@ export async function runTrace(args: string[], out: (t: string) => void, err: (t
     throw new UsageError(`--flush-mode is one of ${FLUSH_MODES.join(', ')}, got "${mode}"`);
   }
   const outDir = path.resolve((flags.out as string | undefined) ?? 'causal-lens-trace');
+  const refused = traceDirProblem(outDir);
+  if (refused) throw new UsageError(refused);
   const [program, ...programArgs] = positional;
   err(`causal-lens trace: ${np} rank(s) of ${program}, trace in ${outDir}\n`);
   const summary = await recordTrace({

@@ -25,9 +25,6 @@ function eventCost(text: string | undefined): number | 'auto' | undefined {
   return ns * 1e-9;
 }
 
-/** --spread with no table measured more than once: no range is not a range of zero. */
-export const NO_SPREAD_NOTE = "no table of these predictions was measured more than once, so they have no range over a table's spread (causal-lens calibrate --repeat 2 or more keeps each point's fastest and slowest)";
-
 export async function runWhatif(args: string[], out: (t: string) => void, err: (t: string) => void): Promise<number> {
   const parsed = parseFlags(args, {
     json: 'boolean',
@@ -98,7 +95,6 @@ export async function runWhatif(args: string[], out: (t: string) => void, err: (
   }
   for (const warning of prediction.warnings) err(`causal-lens whatif: warning: ${warning}\n`);
   for (const note of prediction.notes) err(`causal-lens whatif: note: ${note}\n`);
-  if (flags.spread && prediction.scenarios.every((s) => s.tableSpread === undefined)) err(`causal-lens whatif: note: ${NO_SPREAD_NOTE}\n`);
   for (const problem of problems) err(`causal-lens whatif: ${problem}\n`);
   return problems.length > 0 ? 1 : 0;
 }

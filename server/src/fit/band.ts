@@ -3,9 +3,10 @@
 //  1. the scatter of the data: the 95% prediction interval of the weighted fit,
 //     ŷ ± t(0.975, ν) · s · √(1 + h₀), s² = Σ w_i r_i² / ν, ν = Σ w_i − m (the Cauchy weights
 //     make an outlier count for little), h₀ = x₀ᵀ(AᵀWA)⁻¹x₀ the leverage of the new point;
-//  2. the form of the model: the predictions at x₀ of the leave-one-x-out refits. On exact
-//     counts (cachegrind) the first is ~0, and this one shows how much the extrapolation
-//     rests on any single measured x.
+//  2. the form of the model: the predictions at x₀ of the leave-one-x-out refits (beyond 20
+//     distinct x, of the refits without each group of x, search.ts). On exact counts
+//     (cachegrind) the first is ~0, and this one shows how much the extrapolation rests on any
+//     single measured x.
 
 import { leverage } from './leastSquares';
 import { Hypothesis, designRow, evaluate } from './search';

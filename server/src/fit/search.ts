@@ -65,7 +65,7 @@ export function evaluate(terms: readonly Term[], coefficients: readonly number[]
 /**
  * The distinct x left out together: each alone up to MAX_FOLDS of them; beyond, every
  * MAX_FOLDS-th together, so that a table of many sizes costs MAX_FOLDS + 1 fits per hypothesis
- * rather than one per size (200 sizes took minutes).
+ * rather than one per size (200 sizes took 52 s here, docs/scaling.md).
  */
 export function leftOutGroups(distinct: readonly number[]): number[][] {
   const groups: number[][] = Array.from({ length: Math.min(distinct.length, MAX_FOLDS) }, () => []);
@@ -101,9 +101,17 @@ function scoreHypothesis(terms: Term[], xs: readonly number[], ys: readonly numb
       errors.push(Math.abs(measured - evaluate(terms, loo.fit.coefficients, left)) / Math.max(Math.abs(measured), Number.MIN_VALUE));
     }
   }
-  const k = errors.length;
-  const score = errors.reduce((sum, e) => sum + e, 0) / k;
-  const scoreError = Math.sqrt(errors.reduce((sum, e) => sum + (e - score) ** 2, 0) / (k - 1) / k);
+  const score = errors.reduce((sum, e) => sum + e, 0) / errors.length;
+  // The x left out together share one refit: the score's error counts the groups, not the x.
+  const groupMeans: number[] = [];
+  let at = 0;
+  for (const group of groups) {
+    groupMeans.push(errors.slice(at, at + group.length).reduce((sum, e) => sum + e, 0) / group.length);
+    at += group.length;
+  }
+  const k = groupMeans.length;
+  const groupMean = groupMeans.reduce((sum, e) => sum + e, 0) / k;
+  const scoreError = Math.sqrt(groupMeans.reduce((sum, e) => sum + (e - groupMean) ** 2, 0) / (k - 1) / k);
   return Number.isFinite(score) && Number.isFinite(scoreError) ? { terms, fit, score, scoreError, looCoefficients } : undefined;
 }
 

@@ -10,7 +10,7 @@ import { PerfReportParser, looksLikePerfReport } from './bperf';
 import { CozParser, looksLikeCozLine } from './coz';
 import { PERF_DATA_MAGIC, readPerfData } from './perfData';
 import { PerfScriptParser, looksLikePerfScript } from './perfScript';
-import { readErrorReason } from './readError';
+import { readErrorReason } from '../readError';
 
 /** Receives a file's lines in order. A parser never throws on content. */
 export interface LineSink {

@@ -15,7 +15,7 @@
 
 import * as fs from 'node:fs/promises';
 import { ProfileProblem } from '../model/profile';
-import { readErrorReason } from './readError';
+import { readErrorReason } from '../readError';
 
 export interface ScalingRun {
   x: number;

@@ -15,7 +15,7 @@ export interface MpiLaunch {
 
 /**
  * The most ranks a local launch takes: mpirun starts them all on this machine (oversubscribed), so
- * a mistyped count (1e9) would fork until the machine gives out.
+ * a mistyped count (a billion) would fork until the machine gives out.
  */
 export const MAX_LOCAL_RANKS = 4096;
 

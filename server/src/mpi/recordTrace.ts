@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { OTF2_CONVERTER, RECORDER_LIBRARY, builtFile } from './artifacts';
 import { mpirunArgv, runMpi } from './launch';
+import { readErrorReason } from '../readError';
 
 const execFileAsync = promisify(execFile);
 
@@ -133,9 +134,8 @@ export function traceDirProblem(outDir: string): string | undefined {
   try {
     entries = fs.readdirSync(outDir);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
-    return `${outDir}: cannot be a trace's directory (${code ?? (error as Error).message})`;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    return `${outDir}: cannot be a trace's directory (${readErrorReason(error)})`;
   }
   const others = entries.filter((entry) => !TRACE_DIR_ENTRIES.includes(entry));
   if (others.length === 0) return undefined;

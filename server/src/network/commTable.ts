@@ -64,6 +64,7 @@
 
 import * as fs from 'node:fs';
 import { jsonSyntaxProblem } from '../jsonSyntax';
+import { readErrorReason } from '../readError';
 
 export const COMM_TABLE_SCHEMA = 'causal-lens/comm-table@1';
 
@@ -95,7 +96,7 @@ const SPREAD_LISTS = ['intraNode', 'interNode', 'sharedCore', 'relayTurn', 'reco
 
 /**
  * The table with every point at its fastest ('low') or slowest ('high') measurement; undefined
- * when no point was measured more than once. A machine whose speed moves between calibrations
+ * when no point's bound differs from its median (measured once, or its repeats agreed). A machine whose speed moves between calibrations
  * (a VM's, in phases) moves its predictions as much: predicting with both bounds shows how much.
  */
 export function tableAtBound(table: CommTable, bound: SpreadBound): CommTable | undefined {
@@ -152,9 +153,8 @@ export class CommTableError extends Error {}
 
 export type CommTablePreset = 'ethernet-10m' | 'gbe' | '10gbe' | 'ib-100g';
 
-/** Beyond these a table describes no network (an hour on the way, under a byte a second): a typo or a broken measurement. */
+/** Beyond an hour a table's time describes no network or machine: a typo or a broken measurement. */
 const MAX_SECONDS = 3600;
-const MIN_BANDWIDTH = 1;
 
 /** Open MPI's TCP BTL eager limit (btl_tcp_eager_limit), the default for tables without a measurement. */
 const DEFAULT_EAGER_LIMIT = 65536;
@@ -177,10 +177,22 @@ export function isCommTablePreset(name: string): name is CommTablePreset {
   return Object.prototype.hasOwnProperty.call(PRESET_MODELS, name);
 }
 
+/**
+ * Why a latency and bandwidth describe no network, or undefined: the table made of them (sizes up
+ * to 16 MiB, CALIBRATION_SIZES) must keep every time within the hour a table may hold.
+ */
+function modelProblem(latencySeconds: number, bandwidthBytesPerSecond: number): string | undefined {
+  if (!(latencySeconds >= 0 && latencySeconds <= MAX_SECONDS)) return `latency must be from 0 to ${MAX_SECONDS} s, got ${latencySeconds}`;
+  if (!(bandwidthBytesPerSecond > 0 && Number.isFinite(bandwidthBytesPerSecond))) return `bandwidth must be a finite number > 0, got ${bandwidthBytesPerSecond}`;
+  const largest = CALIBRATION_SIZES[CALIBRATION_SIZES.length - 1];
+  if (latencySeconds + largest / bandwidthBytesPerSecond > MAX_SECONDS) return `a ${largest >> 20} MiB message would take more than ${MAX_SECONDS} s at ${latencySeconds} s and ${bandwidthBytesPerSecond} bytes/s`;
+  return undefined;
+}
+
 /** A table for a network described only by latency and bandwidth (between nodes; no intra-node list). */
 export function modelCommTable(name: string, latencySeconds: number, bandwidthBytesPerSecond: number): CommTable {
-  if (!(latencySeconds >= 0 && latencySeconds <= MAX_SECONDS)) throw new CommTableError(`${name}: latency must be from 0 to ${MAX_SECONDS} s, got ${latencySeconds}`);
-  if (!(bandwidthBytesPerSecond >= MIN_BANDWIDTH && Number.isFinite(bandwidthBytesPerSecond))) throw new CommTableError(`${name}: bandwidth must be a finite number ≥ ${MIN_BANDWIDTH} byte/s, got ${bandwidthBytesPerSecond}`);
+  const problem = modelProblem(latencySeconds, bandwidthBytesPerSecond);
+  if (problem) throw new CommTableError(`${name}: ${problem}`);
   return {
     schema: COMM_TABLE_SCHEMA,
     name,
@@ -282,7 +294,7 @@ export function loadCommTable(path: string): CommTable {
   try {
     text = fs.readFileSync(path, 'utf8');
   } catch (error) {
-    throw new CommTableError(`${path}: cannot read the communication table (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new CommTableError(`${path}: cannot read the communication table (${readErrorReason(error)})`);
   }
   return parseCommTable(text, path);
 }
@@ -329,7 +341,7 @@ export function parseCommTable(text: string, source: string): CommTable {
   for (const key of ['recorderCallSeconds', 'clockReadSeconds', 'connectSeconds', 'schedulerTickSeconds', 'schedulerSliceSeconds'] as const) {
     const value = raw[key];
     if (value === undefined) continue;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) fail(`$.${key}`, 'expected a finite number ≥ 0');
+    if (typeof value !== 'number' || !(value >= 0 && value <= MAX_SECONDS)) fail(`$.${key}`, `expected seconds from 0 to ${MAX_SECONDS}`);
     table[key] = value as number;
   }
   if (raw.stackCpu !== undefined) table.stackCpu = parseStackCpu(raw.stackCpu, fail);
@@ -342,8 +354,9 @@ export function parseCommTable(text: string, source: string): CommTable {
     if (!isObject(model)) return fail('$.model', 'expected an object');
     const latency = model.latencySeconds;
     const bandwidth = model.bandwidthBytesPerSecond;
-    if (typeof latency !== 'number' || !(latency >= 0 && latency <= MAX_SECONDS)) fail('$.model.latencySeconds', `expected seconds from 0 to ${MAX_SECONDS}`);
-    if (typeof bandwidth !== 'number' || !Number.isFinite(bandwidth) || bandwidth < MIN_BANDWIDTH) fail('$.model.bandwidthBytesPerSecond', `expected a finite number ≥ ${MIN_BANDWIDTH} byte/s`);
+    if (typeof latency !== 'number' || typeof bandwidth !== 'number') return fail('$.model', 'expected numbers latencySeconds and bandwidthBytesPerSecond');
+    const problem = modelProblem(latency, bandwidth);
+    if (problem) fail('$.model', problem);
     table.model = { latencySeconds: latency as number, bandwidthBytesPerSecond: bandwidth as number };
   } else if (table.source === 'model') {
     fail('$.model', 'required when source is "model"');
@@ -388,11 +401,11 @@ function parseSpread(item: Record<string, unknown>, seconds: number, at: string,
   const spread: MeasuredSpread = {};
   const { low, high } = item;
   if (low !== undefined) {
-    if (typeof low !== 'number' || !Number.isFinite(low) || low < 0 || low > seconds) fail(`${at}.low`, `expected a finite number from 0 to the point's seconds (${seconds}), got ${JSON.stringify(low)}`);
+    if (typeof low !== 'number' || !Number.isFinite(low) || low < 0 || low > seconds) fail(`${at}.low`, `expected a finite number from 0 to the point's seconds (${seconds}), got ${shortJson(low)}`);
     spread.low = low as number;
   }
   if (high !== undefined) {
-    if (typeof high !== 'number' || !(high >= seconds && high <= MAX_SECONDS)) fail(`${at}.high`, `expected a number from the point's seconds (${seconds}) to ${MAX_SECONDS}, got ${JSON.stringify(high)}`);
+    if (typeof high !== 'number' || !(high >= seconds && high <= MAX_SECONDS)) fail(`${at}.high`, `expected a number from the point's seconds (${seconds}) to ${MAX_SECONDS}, got ${shortJson(high)}`);
     spread.high = high as number;
   }
   return spread;
@@ -402,9 +415,15 @@ function parseStackCpu(value: unknown, fail: (where: string, what: string) => ne
   if (!isObject(value)) return fail('$.stackCpu', 'expected an object {perMessageSeconds, perByteSeconds}');
   const { perMessageSeconds, perByteSeconds } = value;
   for (const [key, v] of [['perMessageSeconds', perMessageSeconds], ['perByteSeconds', perByteSeconds]] as const) {
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) fail(`$.stackCpu.${key}`, 'expected a finite number ≥ 0');
+    if (typeof v !== 'number' || !(v >= 0 && v <= MAX_SECONDS)) fail(`$.stackCpu.${key}`, `expected seconds from 0 to ${MAX_SECONDS}`);
   }
   return { perMessageSeconds: perMessageSeconds as number, perByteSeconds: perByteSeconds as number };
+}
+
+/** A value from the file for a message, shortened. */
+function shortJson(value: unknown): string {
+  const text = String(JSON.stringify(value));
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

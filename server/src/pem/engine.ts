@@ -660,7 +660,7 @@ export class PemEngine {
         // Shorter, it is a turn of the relaying calibration, whose polls the messages' delays hold (turn).
         if (node.switchIn > 0 && rank.burstCpu >= node.ranks * node.switchIn) longComputations++;
       }
-      // Never less than its CPU: a difference below zero is rounding (times of 1e300 s lose whole milliseconds).
+      // Never less than its CPU: a difference below zero is rounding, which grows with the times.
       rank.pw += Math.max(0, time - rank.burstStart - rank.burstCpu);
       if (!first) first = rank;
       else (more ??= []).push(rank);

@@ -12,6 +12,7 @@ import { dealTasks, findDealers } from './dealing';
 import { cpuTimeMetrics, Otf2RankStream, TraceOpsOptions } from './otf2Ops';
 import { OpKind, PemOp, RankStream } from './ops';
 import { engineNetwork, mapPlacement, parseMapText, Placement, placementRanksPerCore, samePlacement, ScenarioError, spreadPlacement, tracedPlacement, unpinnedOversubscribed } from './scenario';
+import { readErrorReason } from '../readError';
 
 /** One scenario; absent parts keep the traced configuration (same shape as the panel's WhatIfScenarioSpec). */
 export interface ScenarioSpec {
@@ -129,7 +130,7 @@ export function readMapFile(file: string): number[] {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    throw new ScenarioError(`${file}: cannot read the map (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new ScenarioError(`${file}: cannot read the map (${readErrorReason(error)})`);
   }
   return parseMapText(text, file);
 }
@@ -184,83 +185,99 @@ export async function predictScenarios(
   let identity: number | undefined;
   const results: ScenarioResult[] = [];
   // Each scenario is replayed once, or three times with its tables' spread: progress counts replays.
+  // Networks and placements are resolved first, so that a bad one stops nothing half done.
   const tables = specs.map((spec) => (spec.network === undefined ? traced : resolveNetwork(spec.network)));
+  const placements = specs.map((spec) => scenarioPlacement(spec, archive, options));
   const bounds = tables.map((table) => (options.tableSpread ? spreadBounds(table, traced) : []));
   const replays = bounds.reduce((sum, b) => sum + 1 + b.length, 0);
+  // A trace is read with the network it was recorded on: a bound of that network reads it anew.
+  const readers = new Map<CommTable, () => Otf2RankStream[]>([[traced, streamsOf]]);
+  const streamsRecordedOn = (network: CommTable) => {
+    let open = readers.get(network);
+    if (!open) readers.set(network, (open = rankStreamFactory(archive, options.eventCostSeconds, network).open));
+    return open();
+  };
+  const computeReaders = new Map<CommTable, () => Otf2RankStream[]>(computeStreamsOf ? [[options.computeFromNetwork ?? traced, computeStreamsOf]] : []);
+  const computeStreamsRecordedOn = (network: CommTable) => {
+    if (!computeArchive) return [];
+    const recordedOn = options.computeFromNetwork ?? network;
+    let open = computeReaders.get(recordedOn);
+    if (!open) computeReaders.set(recordedOn, (open = rankStreamFactory(computeArchive, options.eventCostSeconds, recordedOn).open));
+    return open();
+  };
   let replayed = 0;
+  /** Streams the trace, read as recorded on `recordedOn`, through one engine; `keepFacts`: the run's time and the trace's problems come from this replay. */
+  const replay = async (placement: Placement, network: CommTable, recordedOn: CommTable, keepFacts: boolean): Promise<EngineResult> => {
+    const streams = streamsRecordedOn(recordedOn);
+    const computeStreams = computeStreamsRecordedOn(recordedOn);
+    let opStreams: RankStream[] = computeArchive ? streams.map((stream, i) => withComputeFrom(stream, computeStreams[i], computeMatches[i])) : streams;
+    try {
+      for (const dealer of dealers) {
+        const dealt = dealTasks(opStreams, dealer);
+        // findDealers dealt these streams once already.
+        if (typeof dealt === 'string') throw new ScenarioError(dealt);
+        opStreams = dealt;
+      }
+      // The first operation of every rank is read before the run, which fixes each rank's start.
+      const firstOps = opStreams.map((stream) => stream.next());
+      const origin = Math.min(...streams.map((st) => st.facts.firstSeconds).filter(Number.isFinite));
+      const primed = opStreams.map((stream, i) => {
+        let held: typeof firstOps[number] | undefined = firstOps[i];
+        return {
+          next: () => {
+            if (held) {
+              const op = held;
+              held = undefined;
+              return op;
+            }
+            return stream.next();
+          },
+        };
+      });
+      const engineNet = engineNetwork(network, recordedOn, options.eventCostSeconds === undefined, preconnected);
+      // Seed 000's sharing is the documented default; turns are said where ranks share a core.
+      if (engineNet.schedulerSliceSeconds && placementRanksPerCore(placement).some((k) => k > 1)) {
+        const note = turnsNote(engineNet.schedulerSliceSeconds, engineNet.schedulerTickSeconds);
+        if (!notes.includes(note)) notes.push(note);
+      }
+      const engine = new PemEngine({
+        streams: primed,
+        nodeOf: placement.nodeOf,
+        coresPerNode: placement.coresPerNode,
+        network: engineNet,
+        communicators,
+        startSeconds: rankStartSeconds(computeFirstSeconds ?? streams.map((st) => st.facts.firstSeconds), samePlacement(placement, startsFrom)),
+        kernelSlowness: slowness,
+      });
+      while (!engine.run(SLICE)) {
+        if (cancel?.()) throw new CancelledError();
+        const done = streams.reduce((sum, st) => sum + st.fraction, 0) / streams.length;
+        progress?.((replayed + done) / replays);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      if (keepFacts) {
+        measuredSeconds = Math.max(...streams.map((st) => st.facts.lastSeconds - st.facts.suspendedSeconds)) - origin;
+        for (const stream of streams) {
+          for (const p of stream.problems) traceProblems.push(`${p.file} @${p.offset}: ${p.message}`);
+          for (const [reason, count] of stream.skipped) traceProblems.push(`rank ${stream.rank.rank}: ${reason}${count > 1 ? ` (${count} times)` : ''}`);
+        }
+      }
+      return engine.result();
+    } finally {
+      for (const stream of [...streams, ...computeStreams]) stream.close();
+      progress?.(++replayed / replays);
+    }
+  };
   for (let s = 0; s < specs.length; s++) {
     const spec = specs[s];
-    const placement = scenarioPlacement(spec, archive, options);
-    const table = tables[s];
-    /** Streams the trace through one engine with these tables. */
-    const replay = async (table: CommTable, traced: CommTable, first: boolean): Promise<EngineResult> => {
-      const streams = streamsOf();
-      const computeStreams = computeStreamsOf?.() ?? [];
-      let opStreams: RankStream[] = computeStreamsOf ? streams.map((stream, i) => withComputeFrom(stream, computeStreams[i], computeMatches[i])) : streams;
-      try {
-        for (const dealer of dealers) {
-          const dealt = dealTasks(opStreams, dealer);
-          // findDealers dealt these streams once already.
-          if (typeof dealt === 'string') throw new ScenarioError(dealt);
-          opStreams = dealt;
-        }
-        // The first operation of every rank is read before the run, which fixes each rank's start.
-        const firstOps = opStreams.map((stream) => stream.next());
-        const origin = Math.min(...streams.map((st) => st.facts.firstSeconds).filter(Number.isFinite));
-        const primed = opStreams.map((stream, i) => {
-          let first: typeof firstOps[number] | undefined = firstOps[i];
-          return {
-            next: () => {
-              if (first) {
-                const op = first;
-                first = undefined;
-                return op;
-              }
-              return stream.next();
-            },
-          };
-        });
-        const network = engineNetwork(table, traced, options.eventCostSeconds === undefined, preconnected);
-        // Seed 000's sharing is the documented default; turns are said where ranks share a core.
-        if (network.schedulerSliceSeconds && placementRanksPerCore(placement).some((k) => k > 1)) {
-          const note = turnsNote(network.schedulerSliceSeconds, network.schedulerTickSeconds);
-          if (!notes.includes(note)) notes.push(note);
-        }
-        const engine = new PemEngine({
-          streams: primed,
-          nodeOf: placement.nodeOf,
-          coresPerNode: placement.coresPerNode,
-          network,
-          communicators,
-          startSeconds: rankStartSeconds(computeFirstSeconds ?? streams.map((st) => st.facts.firstSeconds), samePlacement(placement, startsFrom)),
-          kernelSlowness: slowness,
-        });
-        while (!engine.run(SLICE)) {
-          if (cancel?.()) throw new CancelledError();
-          const done = streams.reduce((sum, st) => sum + st.fraction, 0) / streams.length;
-          progress?.((replayed + done) / replays);
-          await new Promise((resolve) => setImmediate(resolve));
-        }
-        if (first) {
-          measuredSeconds = Math.max(...streams.map((st) => st.facts.lastSeconds - st.facts.suspendedSeconds)) - origin;
-          for (const stream of streams) {
-            for (const p of stream.problems) traceProblems.push(`${p.file} @${p.offset}: ${p.message}`);
-            for (const [reason, count] of stream.skipped) traceProblems.push(`rank ${stream.rank.rank}: ${reason}${count > 1 ? ` (${count} times)` : ''}`);
-          }
-        }
-        return engine.result();
-      } finally {
-        for (const stream of [...streams, ...computeStreams]) stream.close();
-        progress?.(++replayed / replays);
-      }
-    };
-    const result = await replay(table, traced, s === 0);
+    const placement = placements[s];
+    const result = await replay(placement, tables[s], traced, s === 0);
     if (isReplayOfTrace(spec, options) && samePlacement(placement, asTraced)) identity = result.predictedSeconds;
     const spread = [result.predictedSeconds];
-    for (const bound of bounds[s]) spread.push((await replay(bound.table, bound.traced, false)).predictedSeconds);
+    for (const bound of bounds[s]) spread.push((await replay(placement, bound.table, bound.traced, false)).predictedSeconds);
     results.push({
       placement: placement.label,
-      network: spec.network === undefined ? traced.name : table.name,
+      network: spec.network === undefined ? traced.name : tables[s].name,
       predictedSeconds: result.predictedSeconds,
       perRank: result.finishSeconds.map((finishSeconds, rank) => ({ rank, finishSeconds, computeCpuSeconds: result.computeCpuSeconds[rank], callCpuSeconds: result.callCpuSeconds[rank] })),
       criticalPath: result.criticalPath,
@@ -268,10 +285,15 @@ export async function predictScenarios(
       ...(result.problems.length > 0 ? { problems: result.problems } : {}),
     });
   }
+  if (options.tableSpread && bounds.some((b, s) => b.length === 0 && (tables[s].source === 'measured' || traced.source === 'measured'))) notes.push(NO_SPREAD_NOTE);
   const mismatch = identity !== undefined ? identityWarning(identity, measuredSeconds, traced.name) : undefined;
   if (mismatch) warnings.push(mismatch);
   return { measuredSeconds, scenarios: results, traceProblems, notes, warnings };
 }
+
+/** Said when the spread was asked for and a measured table has none: no range is not a range of zero. */
+export const NO_SPREAD_NOTE =
+  "a measured table of these predictions has no spread (its points were measured once, or their repeats agreed), so they have no range over it; causal-lens calibrate --repeat 2 or more keeps each point's fastest and slowest";
 
 /**
  * A scenario's tables at their fastest and at their slowest measurements, where one of them (the

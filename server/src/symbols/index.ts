@@ -5,6 +5,7 @@
 import * as fs from 'fs';
 import { openImage } from './image';
 import { SymbolError } from './symbolError';
+import { readErrorReason } from '../readError';
 
 export { SymbolError };
 
@@ -58,7 +59,7 @@ export function openElf(path: string): ElfImage {
   try {
     buf = fs.readFileSync(path);
   } catch (error) {
-    throw new SymbolError(`${path}: cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new SymbolError(`${path}: cannot read: ${readErrorReason(error)}`);
   }
   return openImage(buf, path);
 }

@@ -10,6 +10,7 @@ import { Otf2Anchor, parseAnchor, unsupportedLayout } from './otf2Anchor';
 import { Otf2DecodeError, UNDEFINED } from './otf2Bytes';
 import { emptyGlobalDefinitions, GlobalDefinitions, LocalDefinitions, Otf2Problem, parseGlobalDefinitions, parseLocalDefinitions } from './otf2Definitions';
 import { Otf2EventReader } from './otf2Events';
+import { readErrorReason } from '../readError';
 
 const GROUP_TYPE_COMM_LOCATIONS = 4;
 const GROUP_TYPE_COMM_SELF = 6;
@@ -65,7 +66,7 @@ export function openOtf2Archive(anchorPath: string): Otf2Archive {
   try {
     anchorBytes = fs.readFileSync(anchorPath);
   } catch (error) {
-    archive.fatal = `${anchorPath}: cannot read the OTF2 anchor file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+    archive.fatal = `${anchorPath}: cannot read the OTF2 anchor file (${readErrorReason(error)})`;
     return archive;
   }
   try {
@@ -85,7 +86,7 @@ export function openOtf2Archive(anchorPath: string): Otf2Archive {
   try {
     defBytes = fs.readFileSync(defsPath);
   } catch (error) {
-    archive.fatal = `${defsPath}: cannot read the global definitions (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+    archive.fatal = `${defsPath}: cannot read the global definitions (${readErrorReason(error)})`;
     return archive;
   }
   archive.defs = parseGlobalDefinitions(bytesOf(defBytes), archive.anchor.chunkSizeDefs, defsPath, archive.problems);

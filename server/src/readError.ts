@@ -6,6 +6,8 @@ export function readErrorReason(error: unknown): string {
       return 'no such file';
     case 'EISDIR':
       return 'it is a directory';
+    case 'ENOTDIR':
+      return 'a part of its path is not a directory';
     case 'EACCES':
     case 'EPERM':
       return 'permission denied';
