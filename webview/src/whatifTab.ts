@@ -285,7 +285,7 @@ export class WhatIfTab {
           { type: 'bar', label: 'predicted', data: result.scenarios.map((s) => s.predictedSeconds), backgroundColor: result.scenarios.map((_, i) => seriesColor(i === best ? 'green' : 'blue')) },
           // A thin floating bar over each prediction: its range over the tables' spread.
           ...(result.scenarios.some((s) => s.tableSpread)
-            ? [{ type: 'bar' as const, label: "tables' spread", data: result.scenarios.map((s): [number, number] | null => (s.tableSpread ? [s.tableSpread.lowSeconds, s.tableSpread.highSeconds] : null)), backgroundColor: seriesColor('orange'), grouped: false, barPercentage: 0.15 }]
+            ? [{ type: 'bar' as const, label: "tables' spread", data: result.scenarios.map((s): [number, number] | null => (s.tableSpread ? [s.tableSpread.lowSeconds, s.tableSpread.highSeconds] : null)), backgroundColor: seriesColor('purple'), grouped: false, barPercentage: 0.15 }]
             : []),
           { type: 'line', label: 'measured', data: names.map(() => result.measuredSeconds), borderColor: seriesColor('orange'), pointRadius: 0, borderDash: [6, 4] },
         ],

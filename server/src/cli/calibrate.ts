@@ -9,8 +9,8 @@ import * as path from 'node:path';
 import { COMM_TABLE_PRESETS, CommTable, isCommTablePreset, presetCommTable } from '../network/commTable';
 import { measureIntraNode, measureRecorderCosts, measureRelayTurns, measureSchedulerTick, measureSchedulerSlice, measureSharedCore, medianPoints, medianSeconds } from '../mpi/calibration';
 import { busyShare } from '../mpi/machineLoad';
-import { UsageError, parseFlags } from './flags';
 import { MAX_LOCAL_RANKS } from '../mpi/launch';
+import { UsageError, parseFlags } from './flags';
 
 const DEFAULT_SECONDS_PER_SIZE = 0.05;
 const DEFAULT_SHARED_CORE = '2,4,8';

@@ -6,8 +6,8 @@
 
 import * as path from 'node:path';
 import { FlushMode, TraceSummary, recordTrace, traceDirProblem } from '../mpi/recordTrace';
-import { UsageError, parseFlags } from './flags';
 import { MAX_LOCAL_RANKS } from '../mpi/launch';
+import { UsageError, parseFlags } from './flags';
 
 const FLUSH_MODES: readonly FlushMode[] = ['equalized', 'independent'];
 

@@ -132,8 +132,8 @@ function simplestNearBest(sorted: readonly Hypothesis[]): Hypothesis {
 /** The best hypothesis for points (x_i > 0, y_i); at least two distinct x. */
 export function searchModel(xs: readonly number[], ys: readonly number[], options: SearchOptions = DEFAULT_SEARCH): Hypothesis {
   const distinct = [...new Set(xs)].sort((a, b) => a - b);
-  const groups = leftOutGroups(distinct);
   if (distinct.length < 2) throw new RangeError('a model needs at least two distinct x values');
+  const groups = leftOutGroups(distinct);
   const constant = scoreHypothesis([], xs, ys, groups);
   // With two x or more only numbers beyond a double's range (y near 1e308, whose squares overflow) fail a constant.
   if (!constant) throw new RangeError(`the values are too large to fit (|y| up to ${Math.max(...ys.map(Math.abs)).toPrecision(3)}); rescale them`);

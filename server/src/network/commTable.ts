@@ -63,7 +63,7 @@
 // node, and there is no link to queue for; absent, the network moves the data (a NIC's DMA).
 
 import * as fs from 'node:fs';
-import { jsonSyntaxProblem } from '../jsonSyntax';
+import { jsonSyntaxProblem, quotedValue } from '../jsonSyntax';
 import { readErrorReason } from '../readError';
 
 export const COMM_TABLE_SCHEMA = 'causal-lens/comm-table@1';
@@ -96,8 +96,9 @@ const SPREAD_LISTS = ['intraNode', 'interNode', 'sharedCore', 'relayTurn', 'reco
 
 /**
  * The table with every point at its fastest ('low') or slowest ('high') measurement; undefined
- * when no point's bound differs from its median (measured once, or its repeats agreed). A machine whose speed moves between calibrations
- * (a VM's, in phases) moves its predictions as much: predicting with both bounds shows how much.
+ * when no point's bound differs from its median (measured once, or its repeats agreed). A
+ * machine whose speed moves between calibrations (a VM's, in phases) moves its predictions as
+ * much: predicting with both bounds shows how much.
  */
 export function tableAtBound(table: CommTable, bound: SpreadBound): CommTable | undefined {
   let spread = false;
@@ -401,11 +402,11 @@ function parseSpread(item: Record<string, unknown>, seconds: number, at: string,
   const spread: MeasuredSpread = {};
   const { low, high } = item;
   if (low !== undefined) {
-    if (typeof low !== 'number' || !Number.isFinite(low) || low < 0 || low > seconds) fail(`${at}.low`, `expected a finite number from 0 to the point's seconds (${seconds}), got ${shortJson(low)}`);
+    if (typeof low !== 'number' || !Number.isFinite(low) || low < 0 || low > seconds) fail(`${at}.low`, `expected a finite number from 0 to the point's seconds (${seconds}), got ${quotedValue(low)}`);
     spread.low = low as number;
   }
   if (high !== undefined) {
-    if (typeof high !== 'number' || !(high >= seconds && high <= MAX_SECONDS)) fail(`${at}.high`, `expected a number from the point's seconds (${seconds}) to ${MAX_SECONDS}, got ${shortJson(high)}`);
+    if (typeof high !== 'number' || !(high >= seconds && high <= MAX_SECONDS)) fail(`${at}.high`, `expected a number from the point's seconds (${seconds}) to ${MAX_SECONDS}, got ${quotedValue(high)}`);
     spread.high = high as number;
   }
   return spread;
@@ -418,12 +419,6 @@ function parseStackCpu(value: unknown, fail: (where: string, what: string) => ne
     if (typeof v !== 'number' || !(v >= 0 && v <= MAX_SECONDS)) fail(`$.stackCpu.${key}`, `expected seconds from 0 to ${MAX_SECONDS}`);
   }
   return { perMessageSeconds: perMessageSeconds as number, perByteSeconds: perByteSeconds as number };
-}
-
-/** A value from the file for a message, shortened. */
-function shortJson(value: unknown): string {
-  const text = String(JSON.stringify(value));
-  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

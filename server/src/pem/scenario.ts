@@ -8,7 +8,7 @@
 import { CommTable, linkSecondsPerByte, oneWaySeconds, receiverTurnSeconds, recorderTurnSeconds, switchInSeconds } from '../network/commTable';
 import { RankLocation } from '../trace/otf2Archive';
 import { EngineNetwork } from './engine';
-import { jsonSyntaxProblem } from '../jsonSyntax';
+import { jsonSyntaxProblem, quotedValue } from '../jsonSyntax';
 
 export interface Placement {
   label: string;
@@ -124,12 +124,12 @@ export function parseMapText(text: string, file: string): number[] {
     }
     if (!Array.isArray(parsed)) throw new ScenarioError(`${file}: expected ${MAP_FORMAT}`);
     const bad = parsed.findIndex((v) => !isNodeIndex(v));
-    if (bad >= 0) throw new ScenarioError(`${file}: entry ${bad} (${String(JSON.stringify(parsed[bad])).slice(0, 40)}) is not a node index (a whole number ≥ 0)`);
+    if (bad >= 0) throw new ScenarioError(`${file}: entry ${bad} (${quotedValue(parsed[bad])}) is not a node index (a whole number ≥ 0)`);
     return parsed as number[];
   }
   return trimmed.split(/\s+/).map((word, i) => {
     const n = /^\d+$/.test(word) ? Number(word) : NaN;
-    if (!isNodeIndex(n)) throw new ScenarioError(`${file}: word ${i + 1} ("${word.slice(0, 40)}") is not a node index (a whole number ≥ 0)`);
+    if (!isNodeIndex(n)) throw new ScenarioError(`${file}: word ${i + 1} (${quotedValue(word)}) is not a node index (a whole number ≥ 0)`);
     return n;
   });
 }
