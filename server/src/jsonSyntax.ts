@@ -3,7 +3,9 @@
 // binary, a note) brings its newlines and control bytes to the user's terminal.
 
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+/** Characters kept of a parser's message, and of a quoted value. */
 const MAX_LENGTH = 120;
+const QUOTED_LENGTH = 40;
 
 /** A value read from a file, quoted as JSON and cut to a length a one-line message can hold. */
 export function quotedValue(value: unknown): string {
@@ -11,8 +13,7 @@ export function quotedValue(value: unknown): string {
   return text.length > QUOTED_LENGTH ? `${text.slice(0, QUOTED_LENGTH)}…` : text;
 }
 
-const QUOTED_LENGTH = 40;
-
+/** JSON.parse's complaint about a file, on one printable line. */
 export function jsonSyntaxProblem(error: unknown): string {
   const text = (error as Error).message.replace(UNPRINTABLE, '�');
   return text.length > MAX_LENGTH ? `${text.slice(0, MAX_LENGTH)}…` : text;

@@ -80,7 +80,10 @@ function scoreHypothesis(terms: Term[], xs: readonly number[], ys: readonly numb
   const fit = cauchyFit(design, ys);
   if (!fit) return undefined;
   const looCoefficients: number[][] = [];
-  const errors: number[] = [];
+  let errorSum = 0;
+  let errorCount = 0;
+  // The x left out together share one refit: the score's error counts the groups, not the x.
+  const groupMeans: number[] = [];
   for (const group of groups) {
     const keep = xs.map((x) => !group.includes(x));
     const loo = cauchyFit(
@@ -89,6 +92,7 @@ function scoreHypothesis(terms: Term[], xs: readonly number[], ys: readonly numb
     );
     if (!loo) return undefined;
     looCoefficients.push(loo.fit.coefficients);
+    let groupSum = 0;
     for (const left of group) {
       let weighted = 0;
       let weights = 0;
@@ -98,17 +102,13 @@ function scoreHypothesis(terms: Term[], xs: readonly number[], ys: readonly numb
         weights += fit.weights[i];
       });
       const measured = weighted / weights;
-      errors.push(Math.abs(measured - evaluate(terms, loo.fit.coefficients, left)) / Math.max(Math.abs(measured), Number.MIN_VALUE));
+      groupSum += Math.abs(measured - evaluate(terms, loo.fit.coefficients, left)) / Math.max(Math.abs(measured), Number.MIN_VALUE);
     }
+    errorSum += groupSum;
+    errorCount += group.length;
+    groupMeans.push(groupSum / group.length);
   }
-  const score = errors.reduce((sum, e) => sum + e, 0) / errors.length;
-  // The x left out together share one refit: the score's error counts the groups, not the x.
-  const groupMeans: number[] = [];
-  let at = 0;
-  for (const group of groups) {
-    groupMeans.push(errors.slice(at, at + group.length).reduce((sum, e) => sum + e, 0) / group.length);
-    at += group.length;
-  }
+  const score = errorSum / errorCount;
   const k = groupMeans.length;
   const groupMean = groupMeans.reduce((sum, e) => sum + e, 0) / k;
   const scoreError = Math.sqrt(groupMeans.reduce((sum, e) => sum + (e - groupMean) ** 2, 0) / (k - 1) / k);
