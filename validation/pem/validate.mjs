@@ -3,6 +3,7 @@
 //   [--keep DIR] [--kept DIR] (keep the traces and times; predict from kept ones again without running)
 //   [--spread] (also predict each traced target with the table's points at their fastest and slowest
 //   calibration, and count the cases whose measured time lies within that range)
+//   [--calibrations K] (calibrations per repetition, spread among its programs; default 2)
 // For every program and every configuration N/M (N ranks on M emulated nodes: each node is one
 // core, ranks pinned in blocks by pin-rank.sh under taskset), the program runs REPS times under
 // the recorder, the configurations interleaved so that slow phases of this VM hit all of them.
@@ -58,6 +59,11 @@ function option(name, fallback) {
 }
 
 const reps = Number(option('reps', '5'));
+const calibrationsPerRep = Number(option('calibrations', '2'));
+if (!(Number.isInteger(calibrationsPerRep) && calibrationsPerRep >= 1)) {
+  process.stderr.write(`validate.mjs: --calibrations needs a whole number of 1 or more, got ${option('calibrations')}\n`);
+  process.exit(2);
+}
 const programs = option('programs', DEFAULT_PROGRAMS.join(',')).split(',');
 const unknown = programs.filter((name) => !PROGRAMS[name]);
 if (unknown.length > 0) {
@@ -128,15 +134,22 @@ function pointLists(calibrations) {
   return lists;
 }
 
-/** Calibrates the emulated nodes once per repetition and traces and times every configuration REPS times, interleaved. */
+/**
+ * Calibrates the emulated nodes K times per repetition, spread among its programs, and traces and
+ * times every configuration REPS times, interleaved.
+ */
 async function measure() {
   // A 20 ms ping-pong moves with this VM's speed as much as the runs do (one run: 1.64 and
-  // 2.63 µs for the same 2 ranks on a core), so the table is the median of one per repetition.
+  // 2.63 µs for the same 2 ranks on a core), so the table is the median of several. Messages on
+  // a shared core come in a fast and a slow phase (slow in about 40% of calibrations and of the
+  // latency program's runs alike): the median of five fell in the slow one in two runs of five,
+  // and ten halve the chance (docs/pem.md, Accuracy, 2026-11-27 07:30).
   const calibrations = [];
   const runs = {};
   for (let rep = 0; rep < reps; rep++) {
-    calibrations.push(await calibrate());
-    for (const program of programs) {
+    for (const [index, program] of programs.entries()) {
+      // Apart in time, the calibrations sample the machine's phases apart.
+      for (let c = 0; c < calibrationsPerRep; c++) if (Math.floor((c * programs.length) / calibrationsPerRep) === index) calibrations.push(await calibrate());
       for (const config of configs) {
         const [np, nodes] = config.split('/').map(Number);
         const outDir = path.join(work, `${program}-${np}-${nodes}-${rep}`);
@@ -158,7 +171,7 @@ async function measure() {
   }
   const traced = {
     schema: COMM_TABLE_SCHEMA,
-    name: 'emulated nodes on this machine (pinned ping-pong, median of one calibration per repetition)',
+    name: `emulated nodes on this machine (pinned ping-pong, median of ${calibrations.length} calibrations, ${calibrationsPerRep} per repetition)`,
     source: 'measured',
     createdAt: new Date().toISOString(),
     eagerLimitBytes: 4096,
