@@ -736,6 +736,26 @@ test('taking turns, a waiting rank whose message came waits for the running rank
   close(waiting(3, 5), 3, "rank 0's call at 3, before its slice ends");
 });
 
+test('taking turns, a rank that has used its slice gives its core at MPI_Send to a rank ready beside it; other calls, or no rank ready, keep it', () => {
+  // Node 0's one core: rank 0 computes 3 from 0, then sends to rank 2 (alone on node 1); rank 1
+  // starts at 1 and computes 2, queued behind rank 0. Ticks every 4.
+  const delivered = (kind: OpKind, schedulerSliceSeconds: number, startOfRank1 = 1) => {
+    const workload = [
+      [op(kind, { compute: 3, peer: 2, request: 1 }), ...(kind === OpKind.Isend ? [op(OpKind.Wait, { requests: [1] })] : []), op(OpKind.End)],
+      [op(OpKind.End, { compute: 2 })],
+      [op(OpKind.Recv, { peer: 0 }), op(OpKind.End)],
+    ];
+    const { result, reported } = run(workload, [0, 0, 1], [1, 1], { ...INSTANT, schedulerTickSeconds: 4, schedulerSliceSeconds }, { startSeconds: [0, startOfRank1, 0] });
+    return { received: reported.find((r) => r.rank === 2 && r.kind === OpKind.Recv)!.time, rank1: result.finishSeconds[1] };
+  };
+  const used = delivered(OpKind.Send, 2);
+  close(used.received, 5, 'slice 2 used by 3: rank 1 computes 3 to 5, then the message leaves');
+  close(used.rank1, 5, 'rank 1 has the core at 3');
+  close(delivered(OpKind.Send, 10).received, 3, 'slice 10 not used: the message leaves at 3');
+  close(delivered(OpKind.Isend, 2).received, 3, 'MPI_Isend does not yield');
+  close(delivered(OpKind.Send, 2, 4).received, 3, 'nobody ready at 3 (rank 1 starts at 4)');
+});
+
 test('taking turns, a receive whose message is there copies it on the core it holds; one that waits gives the core up and takes it back in its turn', () => {
   // Rank 0 on node 1 sends 4000 bytes at 0; they reach node 0 at 5 and its receiver copies them
   // in 4 (nodes emulated on shared memory). On node 0's one core rank 1 computes, then receives;

@@ -722,7 +722,29 @@ export class PemEngine {
       this.report(rank, time);
       this.nextOp(rank, time);
     } else if (rank.op!.offCpuSeconds) this.leaveCore(rank, time);
+    else if (this.yieldsAtSend(rank)) this.queueForCore(rank, time);
     else this.execute(rank, time);
+  }
+
+  /**
+   * Taking turns: MPI_Send yields once as it starts (Open MPI's progress loop,
+   * mpi_yield_when_idle), and a rank that has used its slice since its last wait loses its core
+   * there to a rank ready on its node, as it would at a tick (docs/pem.md, "Taking turns").
+   */
+  private yieldsAtSend(rank: RankState): boolean {
+    return this.slice > 0 && rank.op!.kind === OpKind.Send && rank.sliceUsed >= this.slice && this.nodes[rank.node].ready.length > 0;
+  }
+
+  /** Taking turns: the rank goes behind the node's ready ranks and runs its operation when it gets a core (a burst of no CPU). */
+  private queueForCore(rank: RankState, time: number): void {
+    const node = this.nodes[rank.node];
+    rank.status = COMPUTING;
+    rank.burstStart = time;
+    rank.burstCpu = 0;
+    rank.cpuLeft = 0;
+    rank.sliceUsed = 0;
+    node.ready.push(rank);
+    this.scheduleNode(node);
   }
 
   /** The rank is off its core (PemOp.offCpuSeconds) before it runs its operation. */
@@ -783,6 +805,10 @@ export class PemEngine {
       }
       if (next.offCpuSeconds) {
         this.leaveCore(rank, time);
+        return;
+      }
+      if (this.yieldsAtSend(rank)) {
+        this.queueForCore(rank, time);
         return;
       }
       if (!this.perform(rank, time)) return;
