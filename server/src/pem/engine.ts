@@ -729,7 +729,8 @@ export class PemEngine {
   /**
    * Taking turns: MPI_Send yields once as it starts (Open MPI's progress loop,
    * mpi_yield_when_idle), and a rank that has used its slice since its last wait loses its core
-   * there to a rank ready on its node, as it would at a tick (docs/pem.md, "Taking turns").
+   * there to a rank ready on its node, as it would at a tick (docs/pem.md, "A blocking send ends a
+   * used slice").
    */
   private yieldsAtSend(rank: RankState): boolean {
     return this.slice > 0 && rank.op!.kind === OpKind.Send && rank.sliceUsed >= this.slice && this.nodes[rank.node].ready.length > 0;
