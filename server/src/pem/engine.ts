@@ -736,16 +736,10 @@ export class PemEngine {
     return this.slice > 0 && rank.op!.kind === OpKind.Send && rank.sliceUsed >= this.slice && this.nodes[rank.node].ready.length > 0;
   }
 
-  /** Taking turns: the rank goes behind the node's ready ranks and runs its operation when it gets a core (a burst of no CPU). */
+  /** Taking turns: the rank goes behind the node's ready ranks, with a new slice, and runs its operation when it gets a core (a burst of no CPU). */
   private queueForCore(rank: RankState, time: number): void {
-    const node = this.nodes[rank.node];
-    rank.status = COMPUTING;
-    rank.burstStart = time;
-    rank.burstCpu = 0;
-    rank.cpuLeft = 0;
     rank.sliceUsed = 0;
-    node.ready.push(rank);
-    this.scheduleNode(node);
+    this.startBurst(rank, time, 0, false, true);
   }
 
   /** The rank is off its core (PemOp.offCpuSeconds) before it runs its operation. */
@@ -817,8 +811,11 @@ export class PemEngine {
     }
   }
 
-  /** The rank computes `cpu` seconds on its node from `time`: before its op, or (resuming) copying received data. */
-  private startBurst(rank: RankState, time: number, cpu: number, resuming: boolean): void {
+  /**
+   * The rank computes `cpu` seconds on its node from `time`: before its op, or (resuming) copying
+   * received data. Taking turns, it queues when every core is taken, or (`behindReady`) always.
+   */
+  private startBurst(rank: RankState, time: number, cpu: number, resuming: boolean, behindReady = false): void {
     const node = this.nodes[rank.node];
     node.advance(time);
     rank.status = COMPUTING;
@@ -827,7 +824,7 @@ export class PemEngine {
     rank.burstStart = time;
     rank.burstCpu = cpu;
     this.scheduleNode(node);
-    if (this.slice > 0 && node.running >= node.cores) {
+    if (this.slice > 0 && (behindReady || node.running >= node.cores)) {
       rank.cpuLeft = cpu;
       node.ready.push(rank);
       return;
