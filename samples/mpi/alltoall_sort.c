@@ -25,6 +25,7 @@ int main(int argc, char **argv) {
   uint64_t seed = 777 + (uint64_t)rank, checksum = 0;
   long unsorted = 0;
   for (long round = 0; round < rounds; round++) {
+    compute_begin();
     for (long i = 0; i < keys; i++) {
       uint64_t r = splitmix64(&seed);
       /* skewed: a third of the keys fall into the middle quarter of the range */
@@ -39,13 +40,16 @@ int main(int argc, char **argv) {
       sendbuf[sdisp[b] + fill[b]++] = mine[i];
     }
     free(fill);
+    compute_end();
     MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, MPI_COMM_WORLD), n_coll++;
     long total = rcount[0];
     for (int p = 1; p < size; p++) rdisp[p] = rdisp[p - 1] + rcount[p - 1], total += rcount[p];
     sorted = realloc(sorted, sizeof(uint32_t) * (size_t)(total ? total : 1));
     MPI_Alltoallv(sendbuf, scount, sdisp, MPI_UINT32_T, sorted, rcount, rdisp, MPI_UINT32_T, MPI_COMM_WORLD), n_coll++;
+    compute_begin();
     qsort(sorted, (size_t)total, sizeof(uint32_t), by_value);
     for (long i = 0; i < total; i++) checksum += sorted[i];
+    compute_end();
     uint32_t my_max = total ? sorted[total - 1] : 0, left_max = 0;
     int right = rank + 1 < size ? rank + 1 : MPI_PROC_NULL, left = rank > 0 ? rank - 1 : MPI_PROC_NULL;
     MPI_Sendrecv(&my_max, 1, MPI_UINT32_T, right, 5, &left_max, 1, MPI_UINT32_T, left, 5, MPI_COMM_WORLD,

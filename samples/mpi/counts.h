@@ -3,7 +3,10 @@
  * matching the OTF2 records MpiSend, MpiIsend, MpiRecv, MpiIrecv and MpiCollectiveEnd; and
  * "elapsed rank=R seconds=S", the rank's time from mark_start() (right after MPI_Init) to then,
  * which the benches compare with and without the recorder; and "started rank=R monotonic=S", when
- * mark_start() ran on the machine's monotonic clock (ranks sharing a core start ticks apart). */
+ * mark_start() ran on the machine's monotonic clock (ranks sharing a core start ticks apart); and
+ * "compute rank=R seconds=S", the thread CPU time of its compute sections (compute_begin() to
+ * compute_end()): a run without the recorder says with it how fast it computed, so that
+ * validation/pem/validate.mjs can scale a traced twin run's computations to that speed. */
 #ifndef SAMPLES_MPI_COUNTS_H
 #define SAMPLES_MPI_COUNTS_H
 #include <mpi.h>
@@ -13,6 +16,17 @@
 
 static long n_send, n_isend, n_recv, n_irecv, n_coll;
 static double started_at, started_monotonic;
+static double compute_seconds, compute_began;
+
+static inline double thread_cpu_seconds(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+}
+
+static inline void compute_begin(void) { compute_began = thread_cpu_seconds(); }
+
+static inline void compute_end(void) { compute_seconds += thread_cpu_seconds() - compute_began; }
 
 static inline void mark_start(void) {
   struct timespec now;
@@ -25,6 +39,7 @@ static inline void report_counts(int rank) {
   double elapsed = MPI_Wtime() - started_at;
   printf("elapsed rank=%d seconds=%.6f\n", rank, elapsed);
   printf("started rank=%d monotonic=%.9f\n", rank, started_monotonic);
+  printf("compute rank=%d seconds=%.6f\n", rank, compute_seconds);
   printf("counts rank=%d send=%ld isend=%ld recv=%ld irecv=%ld coll=%ld\n", rank, n_send, n_isend, n_recv, n_irecv,
          n_coll);
   fflush(stdout);

@@ -18,7 +18,9 @@ int main(int argc, char **argv) {
   mark_start();
   int left = rank > 0 ? rank - 1 : MPI_PROC_NULL, right = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
   double *u = calloc((size_t)(n + 2 * h), sizeof(double)), *v = calloc((size_t)(n + 2 * h), sizeof(double));
+  compute_begin();
   for (long i = 0; i < n; i++) u[h + i] = sin((double)(rank * n + i) * 1e-3);
+  compute_end();
   double residual = 0;
   for (long it = 0; it < iterations; it++) {
     MPI_Request req[4];
@@ -32,11 +34,13 @@ int main(int argc, char **argv) {
       MPI_Isend(u + n, h, MPI_DOUBLE, right, 1, MPI_COMM_WORLD, &req[nreq++]), n_isend++;
     }
     MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+    compute_begin();
     double local = 0;
     for (long i = h; i < h + n; i++) {
       v[i] = (u[i - 1] + u[i] + u[i + 1]) / 3;
       local += fabs(v[i] - u[i]);
     }
+    compute_end();
     double *t = u;
     u = v;
     v = t;
@@ -45,7 +49,9 @@ int main(int argc, char **argv) {
   MPI_Comm half;
   MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
   double sum = 0, half_sum;
+  compute_begin();
   for (long i = h; i < h + n; i++) sum += u[i];
+  compute_end();
   MPI_Allreduce(&sum, &half_sum, 1, MPI_DOUBLE, MPI_SUM, half), n_coll++;
   MPI_Comm_free(&half);
   if (rank == 0) printf("halo: residual %.6e, even-half checksum %.6f\n", residual, half_sum);

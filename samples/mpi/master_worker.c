@@ -67,7 +67,9 @@ int main(int argc, char **argv) {
       MPI_Status st;
       MPI_Recv(&cost, 1, MPI_LONG, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &st), n_recv++;
       if (st.MPI_TAG == TAG_STOP) break;
+      compute_begin();
       double result = spin_work(cost * 50);
+      compute_end();
       MPI_Send(&result, 1, MPI_DOUBLE, 0, TAG_RESULT, MPI_COMM_WORLD), n_send++;
     }
   }

@@ -31,10 +31,14 @@ int main(int argc, char **argv) {
         MPI_Test(&r, &done, MPI_STATUS_IGNORE);
       }
     } else {
+      compute_begin();
       for (int i = 0; i < len; i++) in[i] = (double)(b + i);
+      compute_end();
     }
     if (rank == size - 1) {
+      compute_begin();
       for (int i = 0; i < len; i++) sum += in[i];
+      compute_end();
       continue;
     }
     int slot = -1;
@@ -45,7 +49,9 @@ int main(int argc, char **argv) {
       MPI_Waitsome(SLOTS, sends, &done, idx, MPI_STATUSES_IGNORE);
       slot = idx[0];
     }
+    compute_begin();
     for (int i = 0; i < len; i++) out[slot][i] = in[i] * 1.0001 + (double)rank;
+    compute_end();
     MPI_Isend(out[slot], len, MPI_DOUBLE, rank + 1, 7, MPI_COMM_WORLD, &sends[slot]), n_isend++;
     if (b % 16 == 15) {
       int any;

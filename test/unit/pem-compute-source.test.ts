@@ -3,7 +3,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeComputeMatches, matchRankCompute, poolComputeMatches, withComputeFrom } from '../../server/src/pem/computeSource';
+import { describeComputeMatches, matchRankCompute, poolComputeMatches, scaledCompute, timedComputeScales, withComputeFrom } from '../../server/src/pem/computeSource';
 import { arrayStream, op, OpKind, PemOp } from '../../server/src/pem/ops';
 
 const ops = (...steps: [OpKind, number][]): PemOp[] => steps.map(([kind, compute]) => op(kind, { compute }));
@@ -78,4 +78,14 @@ test('workers that run each other\'s tasks share one scale, from their totals to
   poolComputeMatches(matches, [1, 2]);
   assert.deepEqual(matches.map((m) => [m.aligned, m.scale]), [[true, 1], [false, 1.2], [false, 1.2]]);
   assert.deepEqual(describeComputeMatches(matches, 'b.otf2', new Set([1, 2])), ["computation from b.otf2: ranks 1, 2 run each other's tasks, so their own computations were scaled by one factor, 1.200"]);
+});
+
+test("a target run's timed compute: each rank's computations and measured copies at its speed, dealt workers at theirs together", () => {
+  // rank 0 timed nothing (a master), rank 1 ran 1.5 times as long, ranks 2 and 3 are dealt workers: (4 + 9) / (2 + 8)
+  const scales = timedComputeScales({ source: [0, 2, 2, 8], target: [0.5, 3, 4, 9] }, 5, [new Set([2, 3])]);
+  assert.deepEqual(scales, [1, 1.5, 1.3, 1.3, 1]);
+  const stream = scaledCompute(arrayStream([op(OpKind.Irecv, { compute: 2, copySeconds: 0.5 }), op(OpKind.Recv, { compute: 4 }), op(OpKind.End, { compute: 1 })]), 1.5);
+  const scaled: PemOp[] = [];
+  for (let o = stream.next(); o; o = stream.next()) scaled.push(o);
+  assert.deepEqual(scaled.map((o) => [o.compute, o.copySeconds]), [[3, 0.75], [6, -1], [1.5, -1]]);
 });

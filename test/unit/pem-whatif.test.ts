@@ -186,6 +186,26 @@ test('computeFrom: the same trace changes nothing; a trace of other ranks is ref
   await assert.rejects(predictScenarios(trace, [], { computeFrom: twoRanks.archive }), (error: Error) => error.message.includes(twoRanks.archive) && /2 ranks, the trace 4/.test(error.message));
 });
 
+test("timedCompute: the programs time their compute sections, and a target's timing scales each rank's computations", async () => {
+  const again = await recordTrace({ np: 4, outDir: path.join(WORK, 'halo-timed'), program: path.join(MPI_BUILD, 'halo'), args: ['40000', '20'] });
+  const timed = [...again.stdout.matchAll(/^compute rank=(\d+) seconds=([\d.]+)$/gm)].map((m) => [Number(m[1]), Number(m[2])]);
+  assert.deepEqual(timed.map(([rank]) => rank).sort(), [0, 1, 2, 3]);
+  assert.ok(timed.every(([, seconds]) => seconds > 0), JSON.stringify(timed));
+  const trace = traces.get('halo')!;
+  const options = { coresPerNode: 1, computeFrom: again.archive };
+  // In the target run rank 0 computed at half the speed, rank 2 at twice, the others as traced.
+  const [asTraced, target] = await Promise.all([
+    predictScenarios(trace, [{ nodes: 4 }], options),
+    predictScenarios(trace, [{ nodes: 4 }], { ...options, timedCompute: { source: [1, 1, 1, 1], target: [2, 1, 0.5, 1] } }),
+  ]);
+  const cpu = (prediction: typeof asTraced, rank: number) => prediction.scenarios[0].perRank[rank].computeCpuSeconds;
+  for (const [rank, scale] of [[0, 2], [1, 1], [2, 0.5], [3, 1]]) {
+    assert.ok(Math.abs(cpu(target, rank) - scale * cpu(asTraced, rank)) <= 1e-12 * cpu(asTraced, rank), `rank ${rank}: ${cpu(target, rank)} against ${cpu(asTraced, rank)}`);
+  }
+  // Its neighbours wait for the slow rank at every exchange.
+  assert.ok(target.scenarios[0].predictedSeconds > asTraced.scenarios[0].predictedSeconds);
+});
+
 test("--compute-from-network: the other trace's calls are read with the network it was recorded on", async () => {
   const trace = traces.get('halo')!;
   // Traced on a network whose rounds take no time, every Allreduce's CPU is work.

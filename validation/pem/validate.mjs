@@ -16,9 +16,12 @@
 // Measured = the trace's run time with the recorder's suspensions removed.
 // Also, speed-normalised: a run's time divided by its own total compute CPU time (the trace's
 // CPU_TIME metric); error = (predicted Y / CPU of X's run) ÷ median over Y's runs of
-// (measured Y / CPU of that run) − 1. And without normalisation: each configuration run untraced
-// (the program's own elapsed time) against the prediction with the tracing cost per call removed
-// (`eventCostSeconds: 'auto'`). Prints a Markdown table and writes results.json beside it (with --kept DIR, in DIR).
+// (measured Y / CPU of that run) − 1. And untraced: each configuration also runs without the
+// recorder right after its traced twin (the program's own elapsed time), predicted with the
+// tracing cost per call removed (`eventCostSeconds: 'auto'`), from the twin's computations scaled
+// per rank to the speed the untraced run timed its own compute sections at (`timedCompute`:
+// samples/mpi/counts.h), and raw: from X's own computations. Prints a Markdown table and writes
+// results.json beside it (with --kept DIR, in DIR).
 // Networks (N-PEM): networks.mjs beside this script (it needs ../shared/tools/netns-mpi).
 
 import { createRequire } from 'node:module';
@@ -106,12 +109,19 @@ function computeSeconds(archivePath) {
   return total;
 }
 
-/** An untraced run's time: the slowest rank's own "elapsed" line (MPI_Init to the end of its work). */
-async function untracedSeconds(program, np, nodes) {
+/** Each rank's CPU seconds in its compute sections, as the program timed them (samples/mpi/counts.h). */
+function timedCompute(stdout) {
+  const seconds = [];
+  for (const m of stdout.matchAll(/^compute rank=(\d+) seconds=([\d.]+)$/gm)) seconds[Number(m[1])] = Number(m[2]);
+  return seconds;
+}
+
+/** An untraced run: its time, the slowest rank's own "elapsed" line (MPI_Init to the end of its work), and its timed compute. */
+async function untracedRun(program, np, nodes) {
   const argv = mpirunArgv({ np, program: path.join(here, 'pin-rank.sh'), args: pinnedArgs(program, nodes) });
   const result = await runMpi(argv, () => undefined);
   if (result.code !== 0) throw new Error(`${program} ${np}/${nodes} untraced failed`);
-  return Math.max(...[...result.stdout.matchAll(/elapsed rank=\d+ seconds=([\d.]+)/g)].map((m) => Number(m[1])));
+  return { seconds: Math.max(...[...result.stdout.matchAll(/elapsed rank=\d+ seconds=([\d.]+)/g)].map((m) => Number(m[1]))), timedCompute: timedCompute(result.stdout) };
 }
 
 /**
@@ -163,8 +173,8 @@ async function measure() {
         // The measured time is the trace's; the network does not change it.
         const { measuredSeconds } = await predictScenarios(summary.archive, []);
         const cpu = computeSeconds(summary.archive);
-        const untraced = await untracedSeconds(program, np, nodes);
-        (runs[`${program} ${config}`] ??= []).push({ archive: summary.archive, measuredSeconds, cpu, np, nodes, untraced });
+        const { seconds: untraced, timedCompute: untracedTimedCompute } = await untracedRun(program, np, nodes);
+        (runs[`${program} ${config}`] ??= []).push({ archive: summary.archive, measuredSeconds, cpu, np, nodes, untraced, timedCompute: timedCompute(summary.stdout), untracedTimedCompute });
         process.stderr.write(`${program} ${config} rep ${rep + 1}: traced ${measuredSeconds.toFixed(3)} s, compute ${cpu.toFixed(3)} s, untraced ${untraced.toFixed(3)} s\n`);
       }
     }
@@ -230,7 +240,9 @@ for (const program of programs) {
         ratios.push(withTargetCompute.scenarios[0].predictedSeconds / run.measuredSeconds);
         const range = withTargetCompute.scenarios[0].tableSpread;
         if (range) lowHigh.push([range.lowSeconds / run.measuredSeconds, range.highSeconds / run.measuredSeconds]);
-        const untracedWithTargetCompute = await predictScenarios(source.archive, [{ nodes: run.nodes }], { tracedNetwork: traced, coresPerNode: 1, computeFrom: run.archive, eventCostSeconds: 'auto' });
+        // Its twin's computations at the speed the untraced run timed its own (runs kept before 2026-11-27 10:00 timed none).
+        const timed = run.untracedTimedCompute?.length > 0 ? { timedCompute: { source: run.timedCompute, target: run.untracedTimedCompute } } : {};
+        const untracedWithTargetCompute = await predictScenarios(source.archive, [{ nodes: run.nodes }], { tracedNetwork: traced, coresPerNode: 1, computeFrom: run.archive, eventCostSeconds: 'auto', ...timed });
         untracedRatios.push(untracedWithTargetCompute.scenarios[0].predictedSeconds / run.untraced);
       }
       targetRatios.push(ratios);

@@ -91,19 +91,22 @@ function takeSegment(own: PemOp[], other: readonly PemOp[]): void {
   if (theirs.copySeconds >= 0) last.copySeconds = theirs.copySeconds;
 }
 
+/** `stream` with its computations and receive copies `scale` times as long. */
+export function scaledCompute(stream: RankStream, scale: number): RankStream {
+  return {
+    next: (): PemOp | undefined => {
+      const op = stream.next();
+      if (!op) return op;
+      op.compute *= scale;
+      if (op.copySeconds > 0) op.copySeconds *= scale;
+      return op;
+    },
+  };
+}
+
 /** `own`'s operations with the computations of `other` (a stream over the same rank of the other trace). */
 export function withComputeFrom(own: RankStream, other: RankStream, match: RankComputeMatch): RankStream {
-  if (!match.aligned) {
-    return {
-      next: (): PemOp | undefined => {
-        const op = own.next();
-        if (!op) return op;
-        op.compute *= match.scale;
-        if (op.copySeconds > 0) op.copySeconds *= match.scale;
-        return op;
-      },
-    };
-  }
+  if (!match.aligned) return scaledCompute(own, match.scale);
   let segment: PemOp[] = [];
   let at = 0;
   return {
@@ -117,6 +120,25 @@ export function withComputeFrom(own: RankStream, other: RankStream, match: RankC
       return segment[at++];
     },
   };
+}
+
+/**
+ * PredictOptions.timedCompute's factor per rank: the target run's timed compute over the
+ * computations' run's, 1 where either timed none; workers whose tasks are dealt in the replay
+ * share one factor, the ratio of their totals (a worker's own total follows the tasks it got).
+ */
+export function timedComputeScales(timed: { source: readonly number[]; target: readonly number[] }, ranks: number, dealtWorkers: readonly Iterable<number>[]): number[] {
+  const ratio = (source: number, target: number) => (source > 0 && target > 0 ? target / source : 1);
+  const scales = Array.from({ length: ranks }, (_, rank) => ratio(timed.source[rank] ?? 0, timed.target[rank] ?? 0));
+  for (const workers of dealtWorkers) {
+    const pooled = [...workers];
+    const scale = ratio(
+      pooled.reduce((sum, rank) => sum + (timed.source[rank] ?? 0), 0),
+      pooled.reduce((sum, rank) => sum + (timed.target[rank] ?? 0), 0),
+    );
+    for (const rank of pooled) scales[rank] = scale;
+  }
+  return scales;
 }
 
 /** Describes what was replaced, for the prediction's notes. */

@@ -7,7 +7,7 @@ import { CLOCK_READS_MIN, CommTable, isCommTablePreset, loadCommTable, modelComm
 import { communicatorRanks, openOtf2Archive, Otf2Archive } from '../trace/otf2Archive';
 import { CollectiveCosts } from './collectives';
 import { CriticalPath, EngineResult, PemEngine } from './engine';
-import { computeTraceMismatch, describeComputeMatches, matchRankCompute, poolComputeMatches, RankComputeMatch, withComputeFrom } from './computeSource';
+import { computeTraceMismatch, describeComputeMatches, matchRankCompute, poolComputeMatches, RankComputeMatch, scaledCompute, timedComputeScales, withComputeFrom } from './computeSource';
 import { dealTasks, findDealers } from './dealing';
 import { cpuTimeMetrics, Otf2RankStream, TraceOpsOptions } from './otf2Ops';
 import { OpKind, PemOp, RankStream } from './ops';
@@ -48,6 +48,13 @@ export interface PredictOptions {
    * as the trace's are: a collective's CPU beyond the rounds it cannot avoid on that network is work.
    */
   computeFromNetwork?: CommTable;
+  /**
+   * Per rank, the CPU seconds of the same compute sections as the program itself timed them in
+   * the run the computations come from (computeFrom's, else the trace's) and in a target run that
+   * was not traced: the computations are scaled to the target's speed (computeSource.ts,
+   * timedComputeScales). The validation's untraced targets, whose runs' speed this VM changes.
+   */
+  timedCompute?: { source: readonly number[]; target: readonly number[] };
   /**
    * Also predict each scenario with its tables' points at their fastest and at their slowest
    * measurement (CommTable points' low and high, from `calibrate --repeat`), where they have them:
@@ -171,6 +178,7 @@ export async function predictScenarios(
     for (const dealer of dealers) poolComputeMatches(computeMatches, dealer.workers);
     traceProblems.push(...describeComputeMatches(computeMatches, options.computeFrom, dealtWorkers));
   }
+  const timedScales = options.timedCompute ? timedComputeScales(options.timedCompute, archive.ranks.length, dealers.map((dealer) => dealer.workers)) : undefined;
   let measuredSeconds = NaN;
   // A run under this trace's recorder opens no connection inside the trace when it preconnected.
   const preconnected = archive.ranks.length > 0 && archive.ranks.every((rank) => rank.preconnected === true);
@@ -211,6 +219,7 @@ export async function predictScenarios(
     const streams = streamsRecordedOn(recordedOn);
     const computeStreams = computeStreamsRecordedOn(recordedOn);
     let opStreams: RankStream[] = computeArchive ? streams.map((stream, i) => withComputeFrom(stream, computeStreams[i], computeMatches[i])) : streams;
+    if (timedScales) opStreams = opStreams.map((stream, i) => scaledCompute(stream, timedScales[i]));
     try {
       for (const dealer of dealers) {
         const dealt = dealTasks(opStreams, dealer);
@@ -309,7 +318,7 @@ function spreadBounds(table: CommTable, traced: CommTable): { table: CommTable; 
 
 /** A replay of the traced run as it ran: the trace's own computations, tracer, network and placement. */
 function isReplayOfTrace(spec: ScenarioSpec, options: PredictOptions): boolean {
-  return spec.network === undefined && options.eventCostSeconds === undefined && options.computeFrom === undefined;
+  return spec.network === undefined && options.eventCostSeconds === undefined && options.computeFrom === undefined && options.timedCompute === undefined;
 }
 
 /**
