@@ -48,11 +48,7 @@
 // (collectives.ts), run like any other. The critical path is tracked forward: every rank carries the split
 // (compute, communication, waiting for a CPU) of the longest path ending at its present, and a
 // completion caused by another rank takes that rank's path plus the communication.
-// A receive posted with MPI_ANY_SOURCE or MPI_ANY_TAG matches the message that reaches it first
-// in the replay (among those already sent: a later send that would arrive earlier is not waited
-// for), not the one the trace matched, and the earliest-posted receive a message fits takes it;
-// a send marked toWildcardSource goes to the source its rank's last wildcard receive matched
-// (a master's reply to whichever worker reported: dealing.ts).
+// Message matching (which receive takes which message, wildcard receives included) is mailboxes.ts's.
 // Memory holds the operations in flight (unmatched messages, open requests), never the trace.
 
 import { ROUND_TAG, collectiveName, collectiveRounds } from './collectives';
@@ -60,6 +56,7 @@ import { OpKind, PemOp, RankStream, RESUMED_WAIT_SECONDS } from './ops';
 import { IdTable } from './idTable';
 import { EventQueue } from './eventQueue';
 import { NodeState } from './nodeCores';
+import { Mailboxes, Posted, Sent } from './mailboxes';
 
 export interface EngineNetwork {
   oneWay(bytes: number, sameNode: boolean): number;
@@ -197,10 +194,6 @@ class RankState {
   /** When it last blocked in a call. */
   blockedAt = 0;
   finish = NaN;
-  /** Wildcard receives posted and not matched yet, in the order they were posted. */
-  readonly wildcardRecvs: PostedRecv[] = [];
-  /** The source the rank's last wildcard receive matched (PemOp.toWildcardSource), or −1. */
-  wildcardSource = -1;
   /** Taking turns (EngineNetwork.schedulerSliceSeconds): CPU of its slice used before it last got a core, NodeState.served then, and its burst's CPU left while it waits for a core. */
   sliceUsed = 0;
   coreServed = 0;
@@ -215,16 +208,11 @@ class RankState {
 /** A node of the engine, holding its ranks' states. */
 type Node = NodeState<RankState>;
 
-interface Message {
-  time: number;
-  /** Sender and receiver (world ranks). */
-  src: number;
+/** A message in flight: what matching reads (Sent), and when its data arrives, at whose cost. */
+interface Message extends Sent {
+  /** Receiver (world rank). */
   dst: number;
   bytes: number;
-  eager: boolean;
-  /** Delay of the data: the one-way time, less the copy when the receiver copies it in (`copied`). */
-  oneWay: number;
-  zeroWay: number;
   /** The table's size-dependent time, T(bytes) − T(0): see receiveWork. */
   copy: number;
   /** The receiver copies the data in (inside a node, or between nodes that share memory). */
@@ -239,17 +227,11 @@ interface Message {
   racing: boolean;
   /** The receive that matched it while it raced, resolved when the race is decided. */
   matched: PostedRecv | null;
-  /** PemOp.payload of its send. */
-  payload: unknown;
-  /** Its place among all sends: messages of one sender match in the order they were sent. */
-  seq: number;
 }
 
-interface PostedRecv {
-  op: PemOp;
+/** A receive posted: what matching reads (Posted), and when and on what path. */
+interface PostedRecv extends Posted {
   time: number;
-  /** Its place among all posted receives: of two a message fits, the first posted takes it. */
-  seq: number;
   /** The receive's traced copy (PemOp.copySeconds). */
   copy: number;
   pc: number;
@@ -257,27 +239,6 @@ interface PostedRecv {
   pw: number;
   done: Completion;
 }
-
-/** The messages and receives in flight between two ranks on one communicator and tag. */
-interface Channel {
-  comm: number;
-  tag: number;
-  sends: Message[];
-  recvs: PostedRecv[];
-}
-
-/** Channels a pair of ranks keeps before its idle ones are forgotten (a program may tag each iteration anew). */
-const PAIR_CHANNELS_MAX = 8;
-
-/** A pair of ranks' channels, by communicator and tag. */
-class PairChannels {
-  readonly byKey = new IdTable<Channel>();
-  /** When it holds this many its idle channels are forgotten; then at twice those in flight, so many in flight are not scanned at every message. */
-  forgetAt = PAIR_CHANNELS_MAX;
-}
-
-/** Pairs of ranks with channels kept before the idle channels of all are forgotten. */
-const PAIR_SWEEP_AT = 4096;
 
 /**
  * Queue ids: a node's next finish is its index n, network-stack work arriving on it N + n, the
@@ -290,11 +251,7 @@ export class PemEngine {
   private readonly ranks: RankState[];
   private readonly nodes: Node[];
   private readonly queue = new EventQueue();
-  /** By pair of ranks (sender × ranks + receiver), then by communicator and tag. */
-  private readonly channels = new Map<number, PairChannels>();
-  private pairSweepAt = PAIR_SWEEP_AT;
-  /** Channels forgotten, for reuse. */
-  private readonly idleChannels: Channel[] = [];
+  private readonly mailboxes: Mailboxes<Message, PostedRecv>;
   private readonly popped = [0, 0, 0];
   /** Nodes whose next finish changed while the current event was processed (the first `rescheduledCount`). */
   private readonly rescheduled: Node[] = [];
@@ -328,9 +285,6 @@ export class PemEngine {
   private now = 0;
   /** Scratch for turnsWait. */
   private readonly earliestFinishes: number[] = [];
-  /** Messages made so far (Message.seq), and receives posted (PostedRecv.seq). */
-  private sends = 0;
-  private posts = 0;
 
   constructor(private readonly input: EngineInput) {
     const n = input.streams.length;
@@ -338,6 +292,7 @@ export class PemEngine {
     this.worldRanks = Array.from({ length: n }, (_, i) => i);
     const problem = (text: string) => this.problem(text);
     this.ranks = input.streams.map((stream, rank) => new RankState(rank, input.nodeOf[rank], collectiveRounds(stream, rank, input.communicators, this.worldRanks, input.network.eagerLimitBytes, problem)));
+    this.mailboxes = new Mailboxes(n);
     this.linkFree = new Float64Array(input.coresPerNode.length);
     this.tick = input.network.schedulerTickSeconds ?? 0;
     this.slice = input.network.schedulerSliceSeconds ?? 0;
@@ -999,50 +954,8 @@ export class PemEngine {
     if (--waiter.unresolved === 0) this.queue.push(waiter.until.time, rankEventId(waiter.rank), 0);
   }
 
-  private channel(src: number, dst: number, comm: number, tag: number): Channel {
-    const pair = src * this.ranks.length + dst;
-    const key = comm * 4294967296 + tag;
-    let channels = this.channels.get(pair);
-    if (!channels) {
-      if (this.channels.size >= this.pairSweepAt) this.sweepPairs();
-      this.channels.set(pair, (channels = new PairChannels()));
-    }
-    let channel = channels.byKey.get(key);
-    if (channel) return channel;
-    if (channels.byKey.size >= channels.forgetAt) this.forgetIdle(channels);
-    channel = this.idleChannels.pop() ?? { comm, tag, sends: [], recvs: [] };
-    channel.comm = comm;
-    channel.tag = tag;
-    channels.byKey.set(key, channel);
-    return channel;
-  }
-
-  /**
-   * Forgets a pair's channels with nothing in flight, so memory follows the messages in flight,
-   * not the tags ever used. Idle channels are kept until then because most are used again at once
-   * (the next iteration's message): forgetting each as it emptied cost 3% of the whole pipeline,
-   * and making a new one per message a sixth of it in GC, so their objects are reused.
-   */
-  private forgetIdle(channels: PairChannels): void {
-    channels.byKey.deleteWhere((channel) => {
-      if (channel.sends.length > 0 || channel.recvs.length > 0) return false;
-      this.idleChannels.push(channel);
-      return true;
-    });
-    channels.forgetAt = Math.max(PAIR_CHANNELS_MAX, 2 * channels.byKey.size);
-  }
-
-  /** Forgets every pair's idle channels, and the pairs left without any. */
-  private sweepPairs(): void {
-    for (const [pair, channels] of this.channels) {
-      this.forgetIdle(channels);
-      if (channels.byKey.size === 0) this.channels.delete(pair);
-    }
-    this.pairSweepAt = Math.max(PAIR_SWEEP_AT, 2 * this.channels.size);
-  }
-
   private send(rank: RankState, op: PemOp, time: number): Completion {
-    const dst = op.toWildcardSource ? rank.wildcardSource : op.peer;
+    const dst = op.toWildcardSource ? this.mailboxes.wildcardSource(rank.rank) : op.peer;
     if (op.toWildcardSource && dst < 0) {
       this.problem('a reply to the source of a wildcard receive before any matched; ignored');
       return EAGER_SENT;
@@ -1067,16 +980,15 @@ export class PemEngine {
     const zeroWay = eager ? 0 : zero + (dstTurn + this.turn(rank, dst)) / 2;
     const copied = same || network.interNodeSharedMemory === true;
     const oneWay = (copied ? zero : full) + (same ? 0 : this.connect(rank.rank, dst, time)) + dstTurn;
-    const channel = this.channel(rank.rank, dst, op.comm, op.tag);
-    // Without wildcard receives or payloads (most programs) the channel's first receive takes it.
-    const recv = receiver.wildcardRecvs.length === 0 && op.payload === undefined ? channel.recvs.shift() : this.takeRecv(channel, receiver, rank.rank, op.payload);
+    const channel = this.mailboxes.channel(rank.rank, dst, op.comm, op.tag);
+    const recv = this.mailboxes.takeRecv(channel, rank.rank, dst, op.payload);
     if (eager && !same && this.raceWindow[srcNode] > 0) {
       const msg = this.message(rank, op, dst, time, true, oneWay, 0, copy, copied, srcNode, null);
       msg.racing = true;
       if (recv) {
         recv.done.work = receiveWork(copied, copy, recv.copy);
         msg.matched = recv;
-      } else channel.sends.push(msg);
+      } else this.mailboxes.holdMessage(channel, msg);
       this.joinRace(srcNode, msg, time);
       return done;
     }
@@ -1094,69 +1006,18 @@ export class PemEngine {
       // Eager data leaves now; rendezvous data when the receive is there (postRecv).
       const queued = same || !eager ? 0 : this.linkQueue(srcNode, time, op.bytes);
       if (!same && eager) this.crossed(rank.rank, dst, time + oneWay + queued, op.bytes);
-      channel.sends.push(this.message(rank, op, dst, time, eager, oneWay + queued, zeroWay, copy, copied, same ? -1 : srcNode, eager ? null : done));
+      this.mailboxes.holdMessage(channel, this.message(rank, op, dst, time, eager, oneWay + queued, zeroWay, copy, copied, same ? -1 : srcNode, eager ? null : done));
     }
     return done;
   }
 
   private message(rank: RankState, op: PemOp, dst: number, time: number, eager: boolean, oneWay: number, zeroWay: number, copy: number, copied: boolean, node: number, sender: Completion | null): Message {
-    return { time, src: rank.rank, dst, bytes: op.bytes, eager, oneWay, zeroWay, copy, copied, node, pc: rank.pc, pm: rank.pm, pw: rank.pw, sender, racing: false, matched: null, payload: op.payload, seq: this.sends++ };
+    return { time, src: rank.rank, dst, bytes: op.bytes, eager, oneWay, zeroWay, copy, copied, node, pc: rank.pc, pm: rank.pm, pw: rank.pw, sender, racing: false, matched: null, payload: op.payload, seq: 0 };
   }
 
-  /**
-   * The receive a message from `src` on `channel` matches, taken from those posted: the channel's
-   * first or the receiver's first fitting wildcard receive, whichever was posted first.
-   */
-  private takeRecv(channel: Channel, receiver: RankState, src: number, payload: unknown): PostedRecv | undefined {
-    const wildcards = receiver.wildcardRecvs;
-    let wildcard = -1;
-    for (let i = 0; i < wildcards.length; i++) {
-      const w = wildcards[i].op;
-      if (w.comm === channel.comm && (w.anySource || w.peer === src) && (w.anyTag || w.tag === channel.tag)) {
-        wildcard = i;
-        break;
-      }
-    }
-    let recv: PostedRecv | undefined;
-    if (wildcard >= 0 && !(channel.recvs.length > 0 && channel.recvs[0].seq < wildcards[wildcard].seq)) recv = wildcards.splice(wildcard, 1)[0];
-    else recv = channel.recvs.shift();
-    if (!recv) return undefined;
-    recv.op.payload = payload;
-    if (recv.op.anySource) receiver.wildcardSource = src;
-    return recv;
-  }
-
-  /**
-   * The channel of the message a wildcard receive takes among those sent and not matched: from
-   * any source (MPI_ANY_SOURCE) or on any tag of its communicator (MPI_ANY_TAG). Of one sender's
-   * messages the first sent; of several senders' the first to arrive (a rendezvous message's
-   * request-to-send), then the first sent.
-   */
-  private wildcardChannel(rank: RankState, op: PemOp): Channel | undefined {
-    const n = this.ranks.length;
-    let best: Channel | undefined;
-    let bestArrival = Infinity;
-    let bestSeq = Infinity;
-    for (let src = op.anySource ? 0 : op.peer; src < (op.anySource ? n : op.peer + 1); src++) {
-      const pair = this.channels.get(src * n + rank.rank);
-      if (!pair) continue;
-      let first: Channel | undefined;
-      const consider = (channel: Channel | undefined) => {
-        const msg = channel?.sends[0];
-        if (msg && channel.comm === op.comm && (op.anyTag || channel.tag === op.tag) && (!first || msg.seq < first.sends[0].seq)) first = channel;
-      };
-      if (op.anyTag) for (const channel of pair.byKey.values()) consider(channel);
-      else consider(pair.byKey.get(op.comm * 4294967296 + op.tag));
-      if (!first) continue;
-      const msg = first.sends[0];
-      const arrival = msg.time + (msg.eager ? msg.oneWay : msg.zeroWay);
-      if (arrival < bestArrival || (arrival === bestArrival && msg.seq < bestSeq)) {
-        bestArrival = arrival;
-        bestSeq = msg.seq;
-        best = first;
-      }
-    }
-    return best;
+  /** A receive of `rank` posted at `time`; Mailboxes.holdRecv numbers it when no message matches it. */
+  private posted(rank: RankState, op: PemOp, time: number, done: Completion): PostedRecv {
+    return { op, time, seq: 0, copy: op.copySeconds, pc: rank.pc, pm: rank.pm, pw: rank.pw, done };
   }
 
   private postRecv(rank: RankState, op: PemOp, time: number, done: Completion): void {
@@ -1165,21 +1026,16 @@ export class PemEngine {
       this.resolve(done, time, rank.pc, rank.pm, rank.pw);
       return;
     }
-    const wildcard = op.anySource === true || op.anyTag === true;
-    const channel = wildcard ? this.wildcardChannel(rank, op) : this.channel(op.peer, rank.rank, op.comm, op.tag);
-    const msg = channel && channel.sends.length > 0 ? channel.sends.shift()! : undefined;
+    const channel = this.mailboxes.recvChannel(rank.rank, op);
+    const msg = this.mailboxes.takeMessage(channel, rank.rank, op);
     if (!msg) {
-      const recv = { op, time, seq: this.posts++, copy: op.copySeconds, pc: rank.pc, pm: rank.pm, pw: rank.pw, done };
-      if (wildcard) rank.wildcardRecvs.push(recv);
-      else channel!.recvs.push(recv);
+      this.mailboxes.holdRecv(channel, rank.rank, this.posted(rank, op, time, done));
       return;
     }
-    op.payload = msg.payload;
-    if (op.anySource) rank.wildcardSource = msg.src;
     const work = receiveWork(msg.copied, msg.copy, op.copySeconds);
     done.work = work;
     if (msg.racing) {
-      msg.matched = { op, time, seq: this.posts++, copy: op.copySeconds, pc: rank.pc, pm: rank.pm, pw: rank.pw, done };
+      msg.matched = this.posted(rank, op, time, done);
       return;
     }
     if (msg.eager) {

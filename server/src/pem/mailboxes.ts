@@ -1,0 +1,219 @@
+// Message matching of the PEM engine (engine.ts), MPI's rules without the timing: a message and a
+// receive match when they name each other's rank, communicator and tag; of one sender's messages
+// a receive takes the first sent, and of the receives a message fits the earliest posted takes it.
+// A receive posted with MPI_ANY_SOURCE or MPI_ANY_TAG matches the message that reaches it first
+// in the replay (among those already sent: a later send that would arrive earlier is not waited
+// for), not the one the trace matched; a send marked toWildcardSource goes to the source its
+// rank's last wildcard receive matched (a master's reply to whichever worker reported: dealing.ts).
+// Generic over the engine's messages and receives, which carry their timing beside what is read here.
+
+import { IdTable } from './idTable';
+import { PemOp } from './ops';
+
+/** What matching reads of a message sent and not received yet. */
+export interface Sent {
+  /** Its sender (world rank). */
+  src: number;
+  /** When it was sent. */
+  time: number;
+  eager: boolean;
+  /** Delay of the data: the one-way time, less the copy when the receiver copies it in (the engine's Message.copied). */
+  oneWay: number;
+  /** Rendezvous: the delay of its request-to-send, one leg of the handshake. */
+  zeroWay: number;
+  /** PemOp.payload of its send. */
+  payload: unknown;
+  /** Its place among the messages held (Mailboxes.holdMessage): messages of one sender match in the order they were sent. */
+  seq: number;
+}
+
+/** What matching reads of a receive posted and not matched yet. */
+export interface Posted {
+  op: PemOp;
+  /** Its place among the receives held (Mailboxes.holdRecv): of two a message fits, the first posted takes it. */
+  seq: number;
+}
+
+/** The messages and receives in flight between two ranks on one communicator and tag. */
+export interface Channel<M extends Sent, R extends Posted> {
+  comm: number;
+  tag: number;
+  sends: M[];
+  recvs: R[];
+}
+
+/** Channels a pair of ranks keeps before its idle ones are forgotten (a program may tag each iteration anew). */
+const PAIR_CHANNELS_MAX = 8;
+
+/** A pair of ranks' channels, by communicator and tag. */
+class PairChannels<M extends Sent, R extends Posted> {
+  readonly byKey = new IdTable<Channel<M, R>>();
+  /** When it holds this many its idle channels are forgotten; then at twice those in flight, so many in flight are not scanned at every message. */
+  forgetAt = PAIR_CHANNELS_MAX;
+}
+
+/** Pairs of ranks with channels kept before the idle channels of all are forgotten. */
+const PAIR_SWEEP_AT = 4096;
+
+const isWildcard = (op: PemOp) => op.anySource === true || op.anyTag === true;
+
+/** The messages and receives in flight between the ranks of a run, matched as MPI matches them. */
+export class Mailboxes<M extends Sent, R extends Posted> {
+  /** By pair of ranks (sender × ranks + receiver), then by communicator and tag. */
+  private readonly channels = new Map<number, PairChannels<M, R>>();
+  private pairSweepAt = PAIR_SWEEP_AT;
+  /** Channels forgotten, for reuse. */
+  private readonly idleChannels: Channel<M, R>[] = [];
+  /** Per rank, its wildcard receives posted and not matched yet, in the order they were posted. */
+  private readonly wildcardRecvs: R[][];
+  /** Per rank, the source its last wildcard receive matched, or −1. */
+  private readonly wildcardSources: Int32Array;
+  /** Messages held so far (Sent.seq), and receives (Posted.seq). */
+  private sends = 0;
+  private posts = 0;
+
+  constructor(private readonly ranks: number) {
+    this.wildcardRecvs = Array.from({ length: ranks }, () => []);
+    this.wildcardSources = new Int32Array(ranks).fill(-1);
+  }
+
+  /** The source `rank`'s last wildcard receive matched (PemOp.toWildcardSource), or −1. */
+  wildcardSource(rank: number): number {
+    return this.wildcardSources[rank];
+  }
+
+  /** The channel of messages from `src` to `dst` on communicator `comm` and `tag`. */
+  channel(src: number, dst: number, comm: number, tag: number): Channel<M, R> {
+    // Small enough to be inlined into the engine's send and receive: a new channel is opened apart.
+    const channels = this.channels.get(src * this.ranks + dst);
+    return channels?.byKey.get(comm * 4294967296 + tag) ?? this.openChannel(channels, src, dst, comm, tag);
+  }
+
+  /** A new channel, on the pair's `channels` when it has any. */
+  private openChannel(channels: PairChannels<M, R> | undefined, src: number, dst: number, comm: number, tag: number): Channel<M, R> {
+    if (!channels) {
+      if (this.channels.size >= this.pairSweepAt) this.sweepPairs();
+      this.channels.set(src * this.ranks + dst, (channels = new PairChannels<M, R>()));
+    }
+    if (channels.byKey.size >= channels.forgetAt) this.forgetIdle(channels);
+    const channel = this.idleChannels.pop() ?? { comm, tag, sends: [], recvs: [] };
+    channel.comm = comm;
+    channel.tag = tag;
+    channels.byKey.set(comm * 4294967296 + tag, channel);
+    return channel;
+  }
+
+  /**
+   * The receive a message from `src` to `dst` on `channel` matches, taken from those posted: the
+   * channel's first or the receiver's first fitting wildcard receive, whichever was posted first.
+   */
+  takeRecv(channel: Channel<M, R>, src: number, dst: number, payload: unknown): R | undefined {
+    // Without wildcard receives or payloads (most programs) the channel's first receive takes it,
+    // in a method small enough to be inlined into the engine's send.
+    if (this.wildcardRecvs[dst].length === 0 && payload === undefined) return channel.recvs.shift();
+    return this.takeFittingRecv(channel, src, dst, payload);
+  }
+
+  private takeFittingRecv(channel: Channel<M, R>, src: number, dst: number, payload: unknown): R | undefined {
+    const wildcards = this.wildcardRecvs[dst];
+    let wildcard = -1;
+    for (let i = 0; i < wildcards.length; i++) {
+      const w = wildcards[i].op;
+      if (w.comm === channel.comm && (w.anySource || w.peer === src) && (w.anyTag || w.tag === channel.tag)) {
+        wildcard = i;
+        break;
+      }
+    }
+    let recv: R | undefined;
+    if (wildcard >= 0 && !(channel.recvs.length > 0 && channel.recvs[0].seq < wildcards[wildcard].seq)) recv = wildcards.splice(wildcard, 1)[0];
+    else recv = channel.recvs.shift();
+    if (!recv) return undefined;
+    recv.op.payload = payload;
+    if (recv.op.anySource) this.wildcardSources[dst] = src;
+    return recv;
+  }
+
+  /** Holds a message no receive took on its channel until one does. */
+  holdMessage(channel: Channel<M, R>, msg: M): void {
+    msg.seq = this.sends++;
+    channel.sends.push(msg);
+  }
+
+  /** The channel whose first message a receive `op` of `dst` takes: its own, or a wildcard receive's pick (undefined when it finds none). */
+  recvChannel(dst: number, op: PemOp): Channel<M, R> | undefined {
+    return isWildcard(op) ? this.wildcardChannel(dst, op) : this.channel(op.peer, dst, op.comm, op.tag);
+  }
+
+  /** The message a receive `op` of `dst` matches on its `channel` (recvChannel), taken from those held. */
+  takeMessage(channel: Channel<M, R> | undefined, dst: number, op: PemOp): M | undefined {
+    const msg = channel && channel.sends.length > 0 ? channel.sends.shift()! : undefined;
+    if (!msg) return undefined;
+    op.payload = msg.payload;
+    if (op.anySource) this.wildcardSources[dst] = msg.src;
+    return msg;
+  }
+
+  /** Holds a receive of `dst` no message matched on its `channel` (recvChannel) until one does: a wildcard receive with its rank's. */
+  holdRecv(channel: Channel<M, R> | undefined, dst: number, recv: R): void {
+    recv.seq = this.posts++;
+    if (isWildcard(recv.op)) this.wildcardRecvs[dst].push(recv);
+    else channel!.recvs.push(recv);
+  }
+
+  /**
+   * The channel of the message a wildcard receive takes among those sent and not matched: from
+   * any source (MPI_ANY_SOURCE) or on any tag of its communicator (MPI_ANY_TAG). Of one sender's
+   * messages the first sent; of several senders' the first to arrive (a rendezvous message's
+   * request-to-send), then the first sent.
+   */
+  private wildcardChannel(dst: number, op: PemOp): Channel<M, R> | undefined {
+    const n = this.ranks;
+    let best: Channel<M, R> | undefined;
+    let bestArrival = Infinity;
+    let bestSeq = Infinity;
+    for (let src = op.anySource ? 0 : op.peer; src < (op.anySource ? n : op.peer + 1); src++) {
+      const pair = this.channels.get(src * n + dst);
+      if (!pair) continue;
+      let first: Channel<M, R> | undefined;
+      const consider = (channel: Channel<M, R> | undefined) => {
+        const msg = channel?.sends[0];
+        if (msg && channel.comm === op.comm && (op.anyTag || channel.tag === op.tag) && (!first || msg.seq < first.sends[0].seq)) first = channel;
+      };
+      if (op.anyTag) for (const channel of pair.byKey.values()) consider(channel);
+      else consider(pair.byKey.get(op.comm * 4294967296 + op.tag));
+      if (!first) continue;
+      const msg = first.sends[0];
+      const arrival = msg.time + (msg.eager ? msg.oneWay : msg.zeroWay);
+      if (arrival < bestArrival || (arrival === bestArrival && msg.seq < bestSeq)) {
+        bestArrival = arrival;
+        bestSeq = msg.seq;
+        best = first;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * Forgets a pair's channels with nothing in flight, so memory follows the messages in flight,
+   * not the tags ever used. Idle channels are kept until then because most are used again at once
+   * (the next iteration's message): forgetting each as it emptied cost 3% of the whole pipeline,
+   * and making a new one per message a sixth of it in GC, so their objects are reused.
+   */
+  private forgetIdle(channels: PairChannels<M, R>): void {
+    channels.byKey.deleteWhere((channel) => {
+      if (channel.sends.length > 0 || channel.recvs.length > 0) return false;
+      this.idleChannels.push(channel);
+      return true;
+    });
+    channels.forgetAt = Math.max(PAIR_CHANNELS_MAX, 2 * channels.byKey.size);
+  }
+
+  /** Forgets every pair's idle channels, and the pairs left without any. */
+  private sweepPairs(): void {
+    for (const [pair, channels] of this.channels) {
+      this.forgetIdle(channels);
+      if (channels.byKey.size === 0) this.channels.delete(pair);
+    }
+    this.pairSweepAt = Math.max(PAIR_SWEEP_AT, 2 * this.channels.size);
+  }
+}
