@@ -3,7 +3,7 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -13,15 +13,14 @@ import { busyShare } from '../../server/src/mpi/machineLoad';
 import { PingPongError, measureSchedulerTick, medianPoints, pairedRelayTurns, parseFirstOneWay, parsePingPong, parseRelayTurn, parseSlice, parseTick, recorderTurnCosts } from '../../server/src/mpi/calibration';
 import { CALIBRATION_SIZES, loadCommTable, oneWaySeconds, parseCommTable } from '../../server/src/network/commTable';
 import { mulberry32 } from '../../server/src/causal/random';
+import { buildMpi } from './mpiBuild';
 
 const ROOT = path.join(__dirname, '../../..');
-const BUILD = path.join(os.tmpdir(), 'causal-lens-mpi-build');
 const WORK = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-calibrate-'));
 after(() => fs.rmSync(WORK, { recursive: true, force: true }));
 
 before(() => {
-  process.env.CAUSAL_LENS_MPI_BUILD = BUILD;
-  execFileSync(path.join(ROOT, 'scripts/build-mpi.sh'), { env: { ...process.env, CAUSAL_LENS_MPI_BUILD: BUILD }, stdio: 'pipe' });
+  buildMpi();
 });
 
 const quiet = () => undefined;

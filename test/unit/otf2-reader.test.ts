@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { recordTrace } from '../../server/src/mpi/recordTrace';
 import { communicatorRanks, openOtf2Archive, openRankEvents, Otf2Archive, parseSmallestCallCpu } from '../../server/src/trace/otf2Archive';
 import { Otf2EventReader } from '../../server/src/trace/otf2Events';
+import { buildMpi, MPI_BUILD } from './mpiBuild';
 
 export const STENCIL8 = path.join(__dirname, '../../../test/fixtures/otf2/stencil8_otf2/traces.otf2');
 
@@ -110,14 +111,11 @@ test('a missing file and a non-OTF2 file are clear errors naming the file', () =
   assert.match(openOtf2Archive(path.join(__dirname, '../../../package.json')).fatal!, /package\.json: not a readable OTF2 anchor file/);
 });
 
-/** The recorder's MPI programs, built once per machine (scripts/build-mpi.sh; the recorder tests use the same directory). */
-export const MPI_BUILD = path.join(os.tmpdir(), 'causal-lens-mpi-build');
 const WORK = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-otf2-'));
 after(() => fs.rmSync(WORK, { recursive: true, force: true }));
 
 before(() => {
-  process.env.CAUSAL_LENS_MPI_BUILD = MPI_BUILD;
-  execFileSync(path.join(__dirname, '../../../scripts/build-mpi.sh'), { env: { ...process.env, CAUSAL_LENS_MPI_BUILD: MPI_BUILD }, stdio: 'pipe' });
+  buildMpi();
 });
 
 test('metric values of every type OTF2 stores (double, int64, uint64; Score-P writes the first two) read as written', () => {

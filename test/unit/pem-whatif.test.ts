@@ -4,7 +4,6 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -20,8 +19,8 @@ import { CALLS_KEPT_PER_REGION, cpuTimeMetrics, isResumedCall, Otf2RankStream } 
 import { mapPlacement, samePlacement, spreadPlacement, tracedPlacement, unpinnedOversubscribed } from '../../server/src/pem/scenario';
 import { OpKind } from '../../server/src/pem/ops';
 import { scenariosCsv } from '../../webview/src/exportFormats';
+import { buildMpi, MPI_BUILD } from './mpiBuild';
 
-const MPI_BUILD = path.join(os.tmpdir(), 'causal-lens-mpi-build');
 const WORK = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-whatif-'));
 after(() => fs.rmSync(WORK, { recursive: true, force: true }));
 const COMM_TABLE = path.join(__dirname, '../../../samples/mpi/comm-table.json');
@@ -38,8 +37,7 @@ const PROGRAMS: [string, number, string[]][] = [
 ];
 
 before(async () => {
-  process.env.CAUSAL_LENS_MPI_BUILD = MPI_BUILD;
-  execFileSync(path.join(__dirname, '../../../scripts/build-mpi.sh'), { env: { ...process.env, CAUSAL_LENS_MPI_BUILD: MPI_BUILD }, stdio: 'pipe' });
+  buildMpi();
   for (const [program, np, args] of PROGRAMS) {
     const summary = await recordTrace({ np, outDir: path.join(WORK, program), program: path.join(MPI_BUILD, program), args, flushThresholdBytes: 16384 });
     assert.equal(summary.truncated, undefined, `${program}: ${summary.truncated}`);

@@ -6,15 +6,14 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { mulberry32 } from '../../server/src/causal/random';
 import { recordTrace } from '../../server/src/mpi/recordTrace';
+import { buildMpi, MPI_BUILD } from './mpiBuild';
 
-const ROOT = path.join(__dirname, '../../..');
-const BUILD = path.join(os.tmpdir(), 'causal-lens-mpi-build');
 const WORK = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-spool-fuzz-'));
 after(() => fs.rmSync(WORK, { recursive: true, force: true }));
 const SEED = Number(process.env.FUZZ_SEED ?? 0x5eed);
@@ -23,10 +22,9 @@ const RECORD = 48;
 
 let spool = '';
 before(async () => {
-  process.env.CAUSAL_LENS_MPI_BUILD = BUILD;
-  execFileSync(path.join(ROOT, 'scripts/build-mpi.sh'), { env: { ...process.env, CAUSAL_LENS_MPI_BUILD: BUILD }, stdio: 'pipe' });
+  buildMpi();
   const source = path.join(WORK, 'source');
-  const run = await recordTrace({ np: 3, outDir: source, program: path.join(BUILD, 'halo'), args: ['300', '30'], flushThresholdBytes: 20_000 });
+  const run = await recordTrace({ np: 3, outDir: source, program: path.join(MPI_BUILD, 'halo'), args: ['300', '30'], flushThresholdBytes: 20_000 });
   assert.equal(run.exitCode, 0);
   spool = path.join(source, 'spool');
 });
@@ -99,7 +97,7 @@ test(`the converter survives ${CASES} damaged spools and every archive it writes
     const applied = [pick(names, random), pick(names, random)];
     for (const name of applied) MUTATIONS[name](path.join(dir, 'spool'), random);
     const what = `case ${i} (${applied.join(', ')}, seed ${SEED})`;
-    const converted = await run(path.join(BUILD, 'causal-lens-otf2'), ['--reason', 'fuzz', dir]);
+    const converted = await run(path.join(MPI_BUILD, 'causal-lens-otf2'), ['--reason', 'fuzz', dir]);
     assert.equal(converted.signal, null, `${what}: the converter was killed`);
     assert.ok(converted.code === 0 || converted.code === 1, `${what}: exit ${converted.code}`);
     for (const line of converted.stderr.split('\n').filter(Boolean)) {

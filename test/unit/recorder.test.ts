@@ -1,7 +1,7 @@
 // The MPI trace recorder on real runs: the samples/mpi programs under Open MPI's mpirun with the
 // recorder preloaded, 2 to 8 ranks on this machine, every archive read back by otf2-print and
-// its records counted against what each program says it did. Built once per machine into a temp
-// directory by scripts/build-mpi.sh (make skips what is up to date).
+// its records counted against what each program says it did. Built into the checkout's
+// build/mpi-test by scripts/build-mpi.sh (mpiBuild.ts; make skips what is up to date).
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,19 +17,17 @@ import { UsageError } from '../../server/src/cli/flags';
 import { communicatorRanks, openOtf2Archive } from '../../server/src/trace/otf2Archive';
 import { cpuTimeMetrics, Otf2RankStream } from '../../server/src/pem/otf2Ops';
 import { CLOCK_READS_MIN } from '../../server/src/network/commTable';
+import { buildMpi, MPI_BUILD } from './mpiBuild';
 
 const execFileAsync = promisify(execFile);
-const ROOT = path.join(__dirname, '../../..');
-const BUILD = path.join(os.tmpdir(), 'causal-lens-mpi-build');
 const WORK = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-recorder-'));
 after(() => fs.rmSync(WORK, { recursive: true, force: true }));
 
 before(() => {
-  process.env.CAUSAL_LENS_MPI_BUILD = BUILD;
-  execFileSync(path.join(ROOT, 'scripts/build-mpi.sh'), { env: { ...process.env, CAUSAL_LENS_MPI_BUILD: BUILD }, stdio: 'pipe' });
+  buildMpi();
 });
 
-const sample = (name: string) => path.join(BUILD, name);
+const sample = (name: string) => path.join(MPI_BUILD, name);
 
 let runs = 0;
 async function trace(np: number, program: string, args: string[], extra: Partial<TraceOptions> = {}) {
