@@ -2,13 +2,14 @@
 // exit codes, and one-line errors without stack traces.
 
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { DEFAULT_CURVE_OPTIONS, computeCurves } from '../../server/src/causal/curves';
 import { parseProfileText } from '../../server/src/import';
+import { generateProfile } from '../../bench/generate-profile';
 
 const REPO = path.join(__dirname, '../../..');
 const UPSTREAM = path.join(REPO, 'test/fixtures/coz-upstream');
@@ -101,4 +102,19 @@ test('usage errors exit 2 with the usage text', () => {
     assert.equal(code, 2, args.join(' '));
     assert.match(stderr, /usage: causal-lens/);
   }
+});
+
+test('a reader that stops early (| head): the command ends quietly, exit 0 and nothing on stderr', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-cli-pipe-'));
+  const profile = path.join(dir, 'large.coz');
+  // About 250 KB of JSON: more than a pipe holds, so writes are still pending when the reader leaves.
+  generateProfile(profile, 4e6, 1);
+  const child = spawn(process.execPath, [path.join(REPO, 'bin/causal-lens.js'), 'report', '--json', profile], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  child.stdout.once('data', () => child.stdout.destroy());
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  fs.rmSync(dir, { recursive: true, force: true });
+  assert.equal(stderr, '');
+  assert.equal(code, 0);
 });
