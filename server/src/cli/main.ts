@@ -29,7 +29,6 @@ const COMMANDS: Record<string, Command> = { report: runReport, fit: runFit, reco
  * this. Any other failure to write is said in one line.
  */
 function endQuietlyOnClosedPipe(): void {
-  if (process.stdout.listenerCount('error') > 0) return;
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(0);
     process.stderr.write(`causal-lens: cannot write the output: ${error.message}\n`);
