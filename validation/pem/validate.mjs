@@ -231,10 +231,12 @@ for (const program of programs) {
     const targetRatios = [];
     const untracedTargetRatios = [];
     const spreadRatios = [];
+    const timedRuns = [];
     for (const to of targets) {
       const ratios = [];
       const untracedRatios = [];
       const lowHigh = [];
+      let timedCount = 0;
       for (const run of runs[`${program} ${to}`]) {
         const withTargetCompute = await predictScenarios(source.archive, [{ nodes: run.nodes }], { tracedNetwork: traced, coresPerNode: 1, computeFrom: run.archive, tableSpread: spread });
         ratios.push(withTargetCompute.scenarios[0].predictedSeconds / run.measuredSeconds);
@@ -242,12 +244,14 @@ for (const program of programs) {
         if (range) lowHigh.push([range.lowSeconds / run.measuredSeconds, range.highSeconds / run.measuredSeconds]);
         // Its twin's computations at the speed the untraced run timed its own (runs kept before 2026-11-27 10:00 timed none).
         const timed = run.untracedTimedCompute?.length > 0 ? { timedCompute: { source: run.timedCompute, target: run.untracedTimedCompute } } : {};
+        if (timed.timedCompute) timedCount++;
         const untracedWithTargetCompute = await predictScenarios(source.archive, [{ nodes: run.nodes }], { tracedNetwork: traced, coresPerNode: 1, computeFrom: run.archive, eventCostSeconds: 'auto', ...timed });
         untracedRatios.push(untracedWithTargetCompute.scenarios[0].predictedSeconds / run.untraced);
       }
       targetRatios.push(ratios);
       untracedTargetRatios.push(untracedRatios);
       spreadRatios.push(lowHigh);
+      timedRuns.push(timedCount);
     }
     targets.forEach((to, i) => {
       const measured = runs[`${program} ${to}`];
@@ -263,6 +267,8 @@ for (const program of programs) {
         ...(spreadRatios[i].length > 0 ? { targetComputeSpreadPercent: [(medianSeconds(spreadRatios[i].map((r) => r[0])) - 1) * 100, (medianSeconds(spreadRatios[i].map((r) => r[1])) - 1) * 100] } : {}),
         untracedTargetErrorPercent: (medianSeconds(untracedTargetRatios[i]) - 1) * 100,
         untracedTargetRangePercent: [(Math.min(...untracedTargetRatios[i]) - 1) * 100, (Math.max(...untracedTargetRatios[i]) - 1) * 100],
+        // Of those untraced runs, how many were predicted at the speed they timed their compute at (none timed it before 2026-11-27 10:00).
+        untracedTimedComputeRuns: timedRuns[i],
         measuredMedianSeconds: medianSeconds(measured.map((r) => r.measuredSeconds)),
         predictedSeconds: prediction.scenarios[i].predictedSeconds,
         measuredNormalised: measuredNorm,

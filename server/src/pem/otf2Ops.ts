@@ -202,7 +202,7 @@ export class Otf2RankStream implements RankStream {
   /** The call has MPI records: its communication is modelled, so it costs its kind's work. */
   private regionCommunicates = false;
   /** The receives the current call posted (MPI_Irecv) or completed by polling (MPI_Test family): its CPU above the smallest copied them in. */
-  private readonly regionReceives: PemOp[] = [];
+  private regionReceives: PemOp[] = [];
   private syntheticRequest = -2;
   private readonly memberCache = new Map<number, readonly number[]>();
   /** The MPI_* regions by id: one lookup per Enter of any region. */
@@ -393,11 +393,12 @@ export class Otf2RankStream implements RankStream {
         }
         this.regionStartWall = time;
         this.regionStartCpu = this.cpu;
-        // closeRegion empties `region`; completions are handed to their wait, so a new list only after some.
+        // closeRegion empties `region`; completions are handed to their wait, so a new list only after
+        // some. A new list is cheaper than emptying one, too: setting an array's length is a runtime call.
         if (this.regionCompletions.length > 0) this.regionCompletions = [];
-        if (this.regionSendCompletions.length > 0) this.regionSendCompletions.length = 0;
+        if (this.regionSendCompletions.length > 0) this.regionSendCompletions = [];
         this.regionCommunicates = false;
-        if (this.regionReceives.length > 0) this.regionReceives.length = 0;
+        if (this.regionReceives.length > 0) this.regionReceives = [];
         return;
       }
       case ev.EV_LEAVE:
@@ -424,29 +425,17 @@ export class Otf2RankStream implements RankStream {
     switch (r.type) {
       case ev.EV_MPI_SEND:
       case ev.EV_MPI_ISEND: {
-        const op = new PemOp(r.type === ev.EV_MPI_SEND ? OpKind.Send : OpKind.Isend);
-        op.peer = this.worldRank(r.comm, r.peer);
-        op.comm = r.comm;
-        op.tag = r.tag;
-        op.bytes = r.length;
+        const op = this.messageFields(r, new PemOp(r.type === ev.EV_MPI_SEND ? OpKind.Send : OpKind.Isend));
         op.request = r.type === ev.EV_MPI_ISEND ? r.request : -1;
         this.regionCommunicates = true;
         if (op.kind === OpKind.Send) this.regionSends = true;
         this.addRegionOp(op);
         return;
       }
-      case ev.EV_MPI_RECV: {
-        const op = new PemOp(OpKind.Recv);
-        op.peer = this.worldRank(r.comm, r.peer);
-        op.comm = r.comm;
-        op.tag = r.tag;
-        op.bytes = r.length;
-        this.markWildcards(r, op);
+      case ev.EV_MPI_RECV:
+        this.blockingRecv(r);
         this.regionCommunicates = true;
-        this.regionRecvs = true;
-        this.addRegionOp(op);
         return;
-      }
       case ev.EV_MPI_IRECV_REQUEST: {
         const op = new PemOp(OpKind.Irecv);
         op.request = r.request;
@@ -460,24 +449,13 @@ export class Otf2RankStream implements RankStream {
         const posted = this.openIrecvs.get(r.request);
         if (posted) {
           this.openIrecvs.delete(r.request);
-          posted.peer = this.worldRank(r.comm, r.peer);
-          posted.comm = r.comm;
-          posted.tag = r.tag;
-          posted.bytes = r.length;
-          this.markWildcards(r, posted);
+          this.receiveFields(r, posted);
           this.regionCompletions.push(r.request);
           // A poll that completes a receive does not wait either: it copies the message in.
           if (this.call.poll) this.regionReceives.push(posted);
         } else {
           // A receive completed without a recorded post: treat it as a blocking receive.
-          const op = new PemOp(OpKind.Recv);
-          op.peer = this.worldRank(r.comm, r.peer);
-          op.comm = r.comm;
-          op.tag = r.tag;
-          op.bytes = r.length;
-          this.markWildcards(r, op);
-          this.regionRecvs = true;
-          this.addRegionOp(op);
+          this.blockingRecv(r);
           this.count('MpiIrecv without its MpiIrecvRequest (taken as a blocking receive)');
         }
         this.regionCommunicates = true;
@@ -510,6 +488,29 @@ export class Otf2RankStream implements RankStream {
       default:
         return;
     }
+  }
+
+  /** `op` with what a send or receive record says of its message: partner (world rank), communicator, tag and size. */
+  private messageFields(r: ev.Otf2EventReader, op: PemOp): PemOp {
+    op.peer = this.worldRank(r.comm, r.peer);
+    op.comm = r.comm;
+    op.tag = r.tag;
+    op.bytes = r.length;
+    return op;
+  }
+
+  /** What a receive record says: its message, and the wildcards it was posted with. */
+  private receiveFields(r: ev.Otf2EventReader, op: PemOp): void {
+    this.messageFields(r, op);
+    this.markWildcards(r, op);
+  }
+
+  /** The call's blocking receive of the record's message. */
+  private blockingRecv(r: ev.Otf2EventReader): void {
+    const op = new PemOp(OpKind.Recv);
+    this.receiveFields(r, op);
+    this.regionRecvs = true;
+    this.addRegionOp(op);
   }
 
   /** Sets the receive's wildcards from the record's attribute list. */
