@@ -3,7 +3,7 @@
 # for readers of the recorder's OTF2 (the PEM importer) to test against; program-output.txt
 # beside each holds the program's own counts ("counts rank=…"). Needs `npx tsc -p .` first.
 #   halo-4          halo on 4 ranks pinned as 2 emulated nodes of one core (the validation's
-#                   4/2, about 37 ms: the what-if panel's sample; unpinned, this VM's scheduler
+#                   4/2, 37-45 ms: the what-if panel's sample; unpinned, this VM's scheduler
 #                   made the same run 36 or 52-59 ms) with a small flush threshold: BufferFlush
 #                   records with Z, clock offsets per suspension, an MPI_Comm_split communicator
 #   master_worker-3 ANY_SOURCE receives resolved to their senders, marked causal_lens:wildcards
