@@ -116,6 +116,9 @@ function timedCompute(stdout) {
   return seconds;
 }
 
+/** Whether a run's untraced twin timed its compute sections (runs kept before 2026-11-27 10:00 did not). */
+const timedUntraced = (run) => run.untracedTimedCompute?.length > 0;
+
 /** An untraced run: its time, the slowest rank's own "elapsed" line (MPI_Init to the end of its work), and its timed compute. */
 async function untracedRun(program, np, nodes) {
   const argv = mpirunArgv({ np, program: path.join(here, 'pin-rank.sh'), args: pinnedArgs(program, nodes) });
@@ -231,27 +234,23 @@ for (const program of programs) {
     const targetRatios = [];
     const untracedTargetRatios = [];
     const spreadRatios = [];
-    const timedRuns = [];
     for (const to of targets) {
       const ratios = [];
       const untracedRatios = [];
       const lowHigh = [];
-      let timedCount = 0;
       for (const run of runs[`${program} ${to}`]) {
         const withTargetCompute = await predictScenarios(source.archive, [{ nodes: run.nodes }], { tracedNetwork: traced, coresPerNode: 1, computeFrom: run.archive, tableSpread: spread });
         ratios.push(withTargetCompute.scenarios[0].predictedSeconds / run.measuredSeconds);
         const range = withTargetCompute.scenarios[0].tableSpread;
         if (range) lowHigh.push([range.lowSeconds / run.measuredSeconds, range.highSeconds / run.measuredSeconds]);
-        // Its twin's computations at the speed the untraced run timed its own (runs kept before 2026-11-27 10:00 timed none).
-        const timed = run.untracedTimedCompute?.length > 0 ? { timedCompute: { source: run.timedCompute, target: run.untracedTimedCompute } } : {};
-        if (timed.timedCompute) timedCount++;
+        // Its twin's computations at the speed the untraced run timed its own.
+        const timed = timedUntraced(run) ? { timedCompute: { source: run.timedCompute, target: run.untracedTimedCompute } } : {};
         const untracedWithTargetCompute = await predictScenarios(source.archive, [{ nodes: run.nodes }], { tracedNetwork: traced, coresPerNode: 1, computeFrom: run.archive, eventCostSeconds: 'auto', ...timed });
         untracedRatios.push(untracedWithTargetCompute.scenarios[0].predictedSeconds / run.untraced);
       }
       targetRatios.push(ratios);
       untracedTargetRatios.push(untracedRatios);
       spreadRatios.push(lowHigh);
-      timedRuns.push(timedCount);
     }
     targets.forEach((to, i) => {
       const measured = runs[`${program} ${to}`];
@@ -267,8 +266,8 @@ for (const program of programs) {
         ...(spreadRatios[i].length > 0 ? { targetComputeSpreadPercent: [(medianSeconds(spreadRatios[i].map((r) => r[0])) - 1) * 100, (medianSeconds(spreadRatios[i].map((r) => r[1])) - 1) * 100] } : {}),
         untracedTargetErrorPercent: (medianSeconds(untracedTargetRatios[i]) - 1) * 100,
         untracedTargetRangePercent: [(Math.min(...untracedTargetRatios[i]) - 1) * 100, (Math.max(...untracedTargetRatios[i]) - 1) * 100],
-        // Of those untraced runs, how many were predicted at the speed they timed their compute at (none timed it before 2026-11-27 10:00).
-        untracedTimedComputeRuns: timedRuns[i],
+        // Of those untraced runs, how many were predicted at the speed they timed their compute at.
+        untracedTimedComputeRuns: measured.filter(timedUntraced).length,
         measuredMedianSeconds: medianSeconds(measured.map((r) => r.measuredSeconds)),
         predictedSeconds: prediction.scenarios[i].predictedSeconds,
         measuredNormalised: measuredNorm,

@@ -394,7 +394,7 @@ export class Otf2RankStream implements RankStream {
         this.regionStartWall = time;
         this.regionStartCpu = this.cpu;
         // closeRegion empties `region`; completions are handed to their wait, so a new list only after
-        // some. A new list is cheaper than emptying one, too: setting an array's length is a runtime call.
+        // some, and new lists for the others too (setting an array's length goes through V8's runtime).
         if (this.regionCompletions.length > 0) this.regionCompletions = [];
         if (this.regionSendCompletions.length > 0) this.regionSendCompletions = [];
         this.regionCommunicates = false;
