@@ -104,16 +104,33 @@ test('usage errors exit 2 with the usage text', () => {
   }
 });
 
+/** Runs `node argv` and closes its output after the first chunk, as `| head` does: its exit code and stderr. */
+async function readFirstChunkOnly(argv: string[]): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  child.stdout.once('data', () => child.stdout.destroy());
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { code, stderr };
+}
+
 test('a reader that stops early (| head): the command ends quietly, exit 0 and nothing on stderr', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-cli-pipe-'));
   const profile = path.join(dir, 'large.coz');
   // About 250 KB of JSON: more than a pipe holds, so writes are still pending when the reader leaves.
   generateProfile(profile, 4e6, 1);
-  const child = spawn(process.execPath, [path.join(REPO, 'bin/causal-lens.js'), 'report', '--json', profile], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  child.stdout.once('data', () => child.stdout.destroy());
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  const { code, stderr } = await readFirstChunkOnly([path.join(REPO, 'bin/causal-lens.js'), 'report', '--json', profile]);
+  fs.rmSync(dir, { recursive: true, force: true });
+  assert.equal(stderr, '');
+  assert.equal(code, 0);
+});
+
+test('a validation script whose reader stops early ends quietly too (compare.mjs over 4,000 runs)', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-compare-pipe-'));
+  // A line per run, about 90 KB in all: more than a pipe holds.
+  const rows = JSON.stringify({ rows: [{ program: 'halo', from: '4/1', to: '4/2', targetComputeErrorPercent: 6, untracedTargetErrorPercent: -1 }] });
+  for (let i = 0; i < 4000; i++) fs.writeFileSync(path.join(dir, `run-${String(i).padStart(4, '0')}.json`), rows);
+  const { code, stderr } = await readFirstChunkOnly([path.join(REPO, 'validation/pem/compare.mjs'), dir]);
   fs.rmSync(dir, { recursive: true, force: true });
   assert.equal(stderr, '');
   assert.equal(code, 0);

@@ -9,6 +9,7 @@
 // waits for the slower set, which PEM's replay, where every core keeps one pace, does not see
 // (docs/pem.md, "seven repetitions, and why latency 8/2 is slower than 4/1").
 
+import './closed-pipe.mjs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';

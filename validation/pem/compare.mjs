@@ -8,6 +8,7 @@
 // that misses in some run its mean error and the runs it misses in; with AFTER, both, and the
 // cases whose mean moved by more than 0.1 point.
 
+import './closed-pipe.mjs';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 

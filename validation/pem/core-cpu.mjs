@@ -10,6 +10,7 @@
 // the replay does not give is time it cannot predict (beyond the ranks' CPU, a saturated node's
 // predicted time holds its waiting ranks' turns, which belong to no one rank).
 
+import './closed-pipe.mjs';
 import { createRequire } from 'node:module';
 import * as fs from 'node:fs';
 import * as path from 'node:path';

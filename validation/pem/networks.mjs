@@ -24,6 +24,7 @@
 //   times.
 // Prints a Markdown table and writes networks.json beside this script (with --kept DIR, in DIR; or --results FILE).
 
+import './closed-pipe.mjs';
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import * as fs from 'node:fs';

@@ -7,6 +7,7 @@
 // Used by networks.mjs (the table's messageCpu) and tcp-work.sh; alone:
 //   node validation/pem/perf-network.mjs PERF_DATA COMM UNITS   (CPU per unit: message, step, ...)
 
+import './closed-pipe.mjs';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';

@@ -7,6 +7,7 @@
 // weight such a wait has beside a running rank (the engine measures that computation as the
 // replay goes, per node, so its weights differ somewhat).
 
+import './closed-pipe.mjs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -10,6 +10,7 @@
 // (here at 2 and 4 ranks; the recorder estimates a read under 5 µs after the last as the wall
 // time) it holds the other ranks' turns, and the prediction is long.
 
+import './closed-pipe.mjs';
 import { createRequire } from 'node:module';
 import * as fs from 'node:fs';
 import * as os from 'node:os';

@@ -7,6 +7,7 @@
 // (docs/pem.md, "Taking turns") a computation of c > S loses it with odd (c − S) / T when a rank
 // beside it is ready; under processor sharing every computation with a ready rank beside it would.
 
+import './closed-pipe.mjs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';

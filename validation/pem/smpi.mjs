@@ -40,6 +40,7 @@
 // Verified with the calibration ping-pong built with smpicc: same host 1 µs / 1 GBps loopback gives
 // 1.02 µs at 0 B and 1.05 ms at 1 MiB; across a 100 µs / 12.5 MBps link 101 µs and 84.0 ms.
 
+import './closed-pipe.mjs';
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import * as fs from 'node:fs';

@@ -8,6 +8,7 @@
 // waiting on a core that several ranks compute on gets it back after each has had a turn, a turn
 // ending at that rank's next call or at the tick.
 
+import './closed-pipe.mjs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -24,6 +24,7 @@
 // results.json beside it (with --kept DIR, in DIR).
 // Networks (N-PEM): networks.mjs beside this script (it needs ../shared/tools/netns-mpi).
 
+import './closed-pipe.mjs';
 import { createRequire } from 'node:module';
 import * as fs from 'node:fs';
 import * as path from 'node:path';

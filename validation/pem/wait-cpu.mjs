@@ -7,6 +7,7 @@
 // shortfalls"). The recorder reads the CPU clock for real only 5 µs or more after the last read
 // and advances it by the wall time in between, so calls shorter than that count as all CPU.
 
+import './closed-pipe.mjs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';

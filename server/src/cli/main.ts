@@ -6,6 +6,7 @@ import { runRecord } from './record';
 import { runReport } from './report';
 import { runTrace } from './trace';
 import { runCalibrate } from './calibrate';
+import { endQuietlyOnClosedPipe } from './closedPipe';
 import { runWhatif } from './whatif';
 
 const USAGE = `usage: causal-lens <command> [options]
@@ -23,21 +24,8 @@ type Command = (args: string[], out: (t: string) => void, err: (t: string) => vo
 
 const COMMANDS: Record<string, Command> = { report: runReport, fit: runFit, record: runRecord, trace: runTrace, calibrate: runCalibrate, whatif: runWhatif };
 
-/**
- * A reader that stops early (`| head`) ends the command quietly, as SIGPIPE ends C tools: its
- * write fails with EPIPE, which Node raises as an error event on stdout, a stack trace without
- * this. Any other failure to write is said in one line.
- */
-function endQuietlyOnClosedPipe(): void {
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(0);
-    process.stderr.write(`causal-lens: cannot write the output: ${error.message}\n`);
-    process.exit(1);
-  });
-}
-
 export async function main(argv: string[]): Promise<number> {
-  endQuietlyOnClosedPipe();
+  endQuietlyOnClosedPipe('causal-lens');
   const out = (text: string) => process.stdout.write(text);
   const err = (text: string) => process.stderr.write(text);
   const [name, ...args] = argv;
