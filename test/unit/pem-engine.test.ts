@@ -801,9 +801,9 @@ test("ranks start at their own start times on a shared core, whatever their orde
  * Rank 0 blocks at 0, then computes 8 from 1; rank 1 computes 2 (at half speed from 1, done
  * at 3), then waits, in a loop of polls of `pollInterval` when it is given.
  */
-const pollingWorkload = (pollInterval?: number) => [
+const pollingWorkload = (pollInterval?: number, polledSeconds?: number) => [
   [op(OpKind.Recv, { peer: 2 }), op(OpKind.End, { compute: 8 })],
-  [op(OpKind.Irecv, { compute: 2, peer: 2, request: 1 }), op(OpKind.Wait, { requests: [1], ...(pollInterval ? { pollInterval } : {}) }), op(OpKind.End)],
+  [op(OpKind.Irecv, { compute: 2, peer: 2, request: 1 }), op(OpKind.Wait, { requests: [1], ...(pollInterval ? { pollInterval } : {}), ...(polledSeconds ? { polledSeconds } : {}) }), op(OpKind.End)],
   [op(OpKind.Send, { compute: 1, peer: 0 }), op(OpKind.Send, { compute: 50, peer: 1 }), op(OpKind.End)],
 ];
 
@@ -817,6 +817,19 @@ test('a rank polling in a loop takes its core for a poll at each turn: a share o
   const blocked = run(pollingWorkload(), [0, 0, 1], [1, 1], INSTANT);
   close(blocked.result.finishSeconds[0], 10, 'the computing rank beside a blocked rank');
   close(blocked.result.finishSeconds[1], 51, 'the blocked rank');
+});
+
+test("a polling loop takes no more CPU than its trace's polls took (PemOp.polledSeconds), then leaves the core to the computing rank", () => {
+  // At a weight of 0.5 from 3 the loop has taken 1 when rank 0 has been served 2 more, at
+  // 3 + 2 × 1.5 = 6; rank 0's last 5 then take 5, to 11 (13.5 with no end to the loop).
+  const capped = run(pollingWorkload(0.5, 1), [0, 0, 1], [1, 1], INSTANT).result;
+  close(capped.finishSeconds[0], 11, 'the computing rank, alone from 6');
+  close(capped.callCpuSeconds[1], 1, "the loop's polls, as its trace's");
+  close(capped.finishSeconds[1], 51, 'the poller, when its message comes');
+  // Polls that the wait's end cuts short take what they took until then.
+  const longer = run(pollingWorkload(0.5, 10), [0, 0, 1], [1, 1], INSTANT).result;
+  close(longer.finishSeconds[0], 13.5, 'rank 0 finishes before the loop has taken 10');
+  close(longer.callCpuSeconds[1], 3.5, 'half of what rank 0 got from 3 to 13.5');
 });
 
 test("each rank's CPU in the replay: its computations, and its calls' copies and the polls its loops took from a computing rank", () => {

@@ -578,14 +578,15 @@ test("a receive's copy is the CPU above their kind's smallest of its posting and
   assert.ok(completedInPolls > 0, 'no receive completed in an MPI_Test: the poll part is untested');
 });
 
-test('pipeline: failed MPI_Test polls are waiting, not work: of each run of them only one poll interval stays; the first stage never polls', () => {
+test('pipeline: failed MPI_Test polls are waiting, not work: of each run of them only one poll interval stays, and its wait keeps what they took; the first stage never polls', () => {
   const archive = openOtf2Archive(traces.get('pipeline')!);
   const comms = communicatorRanks(archive.defs);
   const metrics = cpuTimeMetrics(archive);
   const polls = new Set([...archive.defs.regions].filter(([, name]) => /^MPI_Test(any|some|all)?$/.test(name)).map(([id]) => id));
   // Independently, from the raw events: computation is the CPU between calls (less suspensions)
   // and in calls without MPI records, up to MPI_Finalize. A run of n failed polls ends at a call
-  // with a record; of the CPU S from the first failed poll's end to that call only S / n stays.
+  // with a record; of the CPU S from the first failed poll's end to that call only S / n stays,
+  // and the wait it ends carries S (PemOp.polledSeconds).
   const recordTypes = new Set([EV_MPI_SEND, EV_MPI_ISEND, EV_MPI_ISEND_COMPLETE, EV_MPI_IRECV_REQUEST, EV_MPI_RECV, EV_MPI_IRECV, EV_MPI_COLLECTIVE_END]);
   const expected = archive.ranks.map((rank) => {
     const reader = openRankEvents(archive, rank);
@@ -595,6 +596,7 @@ test('pipeline: failed MPI_Test polls are waiting, not work: of each run of them
     let firstFailedEnd = 0;
     let computation = 0;
     let waiting = 0;
+    let polled = 0;
     while (reader.next()) {
       if (reader.type === EV_METRIC && metrics.has(reader.metric)) cpu = reader.metricValues[0];
       else if (reader.type === EV_BUFFER_FLUSH) suspended += reader.stopTime - reader.time;
@@ -610,19 +612,27 @@ test('pipeline: failed MPI_Test polls are waiting, not work: of each run of them
           computation += (cpu - enterCpu) * 1e-9;
           if (polls.has(region) && failed++ === 0) firstFailedEnd = cpu;
         } else {
-          if (polls.has(region) && failed > 0) waiting += ((enterCpu - firstFailedEnd) * 1e-9 * (failed - 1)) / failed;
+          if (polls.has(region) && failed > 0) {
+            waiting += ((enterCpu - firstFailedEnd) * 1e-9 * (failed - 1)) / failed;
+            polled += (enterCpu - firstFailedEnd) * 1e-9;
+          }
           failed = 0;
         }
       }
     }
     reader.close();
-    return { computation: computation - waiting, waiting };
+    return { computation: computation - waiting, waiting, polled };
   });
   archive.ranks.forEach((rank, i) => {
     const stream = new Otf2RankStream(archive, rank, comms, metrics, 0);
     let computation = 0;
-    for (let op = stream.next(); op; op = stream.next()) computation += op.compute;
+    let polled = 0;
+    for (let op = stream.next(); op; op = stream.next()) {
+      computation += op.compute;
+      polled += op.polledSeconds ?? 0;
+    }
     assert.ok(Math.abs(computation - expected[i].computation) < 1e-9, `rank ${rank.rank}: ${computation} s of computation, the events give ${expected[i].computation} s`);
+    assert.ok(Math.abs(polled - expected[i].polled) < 1e-9, `rank ${rank.rank}: its waits carry ${polled} s of polls, the events give ${expected[i].polled} s`);
   });
   assert.equal(expected[0].waiting, 0);
   // How often a stage finds its block already there depends on the machine's load; some poll fails.

@@ -620,6 +620,7 @@ export class PemEngine {
       if (!first) first = rank;
       else (more ??= []).push(rank);
     }
+    for (let poller = node.pollerAt(node.served + tolerance); poller; poller = node.pollerAt(node.served + tolerance)) this.stopPolling(poller, time);
     if (this.slice > 0 && node.ready.length > 0 && this.atTick(time)) this.endSlices(node, tolerance);
     // At the end of a computation, as its rank enters a call and yields, every rank of the core
     // waiting in MPI takes a turn to poll (mpi_yield_when_idle) before the core goes on: a rank
@@ -728,7 +729,7 @@ export class PemEngine {
   private queueNextFinish(node: Node): void {
     node.version++;
     if (node.running === 0) return;
-    const left = node.nextFinish() - node.served;
+    const left = Math.min(node.nextFinish(), node.nextPollEnd()) - node.served;
     const rate = node.rate();
     let at = rate > 0 ? node.lastTime + Math.max(0, left) / rate : Infinity;
     // The rate changes when the network stack gives its core back.
@@ -904,18 +905,22 @@ export class PemEngine {
       node.pollers++;
       rank.pollWait = true;
     }
-    if (poll && node.computedSeconds > 0) this.startPolling(rank, node, time, poll / (node.computedSeconds / node.blockedCalls));
+    if (poll && node.computedSeconds > 0) this.startPolling(rank, node, time, poll / (node.computedSeconds / node.blockedCalls), rank.op!.polledSeconds);
     if (rank.unresolved > 0) return false;
     this.queue.push(Math.max(until.time, time), rankEventId(rank.rank), 0);
     return false;
   }
 
-  /** The rank polls in a loop until its wait ends: it takes `share` of a running rank's CPU on its node. */
-  private startPolling(rank: RankState, node: Node, time: number, share: number): void {
+  /**
+   * The rank polls in a loop until its wait ends, or until its polls have taken `polled` seconds
+   * of CPU (PemOp.polledSeconds): it takes `share` of a running rank's CPU on its node.
+   */
+  private startPolling(rank: RankState, node: Node, time: number, share: number, polled = Infinity): void {
     node.advance(time);
     rank.pollShare = share;
     rank.pollServed = node.served;
     node.pollShares += share;
+    node.addPoller(rank, node.served + polled / share);
     this.scheduleNode(node);
   }
 
@@ -927,6 +932,7 @@ export class PemEngine {
     // Sums of floating-point shares need not come back to exactly 0.
     node.pollShares = Math.max(0, node.pollShares - rank.pollShare);
     rank.pollShare = 0;
+    node.removePoller(rank);
     this.scheduleNode(node);
   }
 

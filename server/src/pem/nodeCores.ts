@@ -32,6 +32,9 @@ export class NodeState<Rank> {
   stackUntil = 0;
   /** CPU a rank spends taking a core back after a wait (EngineNetwork.switchIn). */
   switchIn = 0;
+  /** Its ranks polling in a loop, and the CPU served at which each one's polls end (the trace's polls taken). */
+  private readonly pollerRanks: Rank[] = [];
+  private readonly pollEnds: number[] = [];
   readonly heapRank: Rank[] = [];
   readonly heapServed: number[] = [];
   /** Taking turns: ranks with a computation and no core, in the order they will get one. */
@@ -75,6 +78,31 @@ export class NodeState<Rank> {
     hr[i] = rank;
     hs[i] = finishServed;
     this.running++;
+  }
+
+  addPoller(rank: Rank, endServed: number): void {
+    this.pollerRanks.push(rank);
+    this.pollEnds.push(endServed);
+  }
+
+  removePoller(rank: Rank): void {
+    const at = this.pollerRanks.indexOf(rank);
+    if (at < 0) return;
+    this.pollerRanks.splice(at, 1);
+    this.pollEnds.splice(at, 1);
+  }
+
+  /** The CPU served at which the first of its pollers' polls end; Infinity with none. */
+  nextPollEnd(): number {
+    let first = Infinity;
+    for (const end of this.pollEnds) if (end < first) first = end;
+    return first;
+  }
+
+  /** A poller whose polls end by `served`, if any. */
+  pollerAt(served: number): Rank | undefined {
+    const at = this.pollEnds.findIndex((end) => end <= served);
+    return at < 0 ? undefined : this.pollerRanks[at];
   }
 
   pop(): Rank {

@@ -74,6 +74,13 @@ export class PemOp {
    */
   pollInterval?: number;
   /**
+   * Wait, with pollInterval above 0: the CPU seconds its trace's failed polls took (their tests
+   * and the computation between them), which the engine charges the wait at most: a poller polls
+   * once per round of its core, and the rounds of the trace's run are what its polls counted.
+   * Absent on most operations, as offCpuSeconds.
+   */
+  polledSeconds?: number;
+  /**
    * Recv, Wait: CPU a resumption after a real wait costs on a shared core, from the trace (the
    * median of its kind's calls that were off their core for most of a wait of RESUMED_WAIT_SECONDS
    * or more, less the kind's smallest: TraceOpsOptions.resumeCost); the engine charges it to a

@@ -561,6 +561,7 @@ export class Otf2RankStream implements RankStream {
         // Time off the core between the polls was waiting, too.
         this.offCpu = this.firstPollOffCpu;
         wait.pollInterval = interval;
+        wait.polledSeconds = interval * polls;
         this.emit(wait);
         this.carry = interval;
       } else {
