@@ -729,7 +729,7 @@ export class PemEngine {
   private queueNextFinish(node: Node): void {
     node.version++;
     if (node.running === 0) return;
-    const left = Math.min(node.nextFinish(), node.nextPollEnd()) - node.served;
+    const left = Math.min(node.nextFinish(), node.firstPollEnd) - node.served;
     const rate = node.rate();
     let at = rate > 0 ? node.lastTime + Math.max(0, left) / rate : Infinity;
     // The rate changes when the network stack gives its core back.

@@ -35,6 +35,8 @@ export class NodeState<Rank> {
   /** Its ranks polling in a loop, and the CPU served at which each one's polls end (the trace's polls taken). */
   private readonly pollerRanks: Rank[] = [];
   private readonly pollEnds: number[] = [];
+  /** The CPU served at which the first of its pollers' polls end; Infinity with none. */
+  firstPollEnd = Infinity;
   readonly heapRank: Rank[] = [];
   readonly heapServed: number[] = [];
   /** Taking turns: ranks with a computation and no core, in the order they will get one. */
@@ -83,6 +85,7 @@ export class NodeState<Rank> {
   addPoller(rank: Rank, endServed: number): void {
     this.pollerRanks.push(rank);
     this.pollEnds.push(endServed);
+    this.firstPollEnd = Math.min(this.firstPollEnd, endServed);
   }
 
   removePoller(rank: Rank): void {
@@ -90,19 +93,16 @@ export class NodeState<Rank> {
     if (at < 0) return;
     this.pollerRanks.splice(at, 1);
     this.pollEnds.splice(at, 1);
-  }
-
-  /** The CPU served at which the first of its pollers' polls end; Infinity with none. */
-  nextPollEnd(): number {
-    let first = Infinity;
-    for (const end of this.pollEnds) if (end < first) first = end;
-    return first;
+    this.firstPollEnd = Infinity;
+    for (const end of this.pollEnds) if (end < this.firstPollEnd) this.firstPollEnd = end;
   }
 
   /** A poller whose polls end by `served`, if any. */
   pollerAt(served: number): Rank | undefined {
-    const at = this.pollEnds.findIndex((end) => end <= served);
-    return at < 0 ? undefined : this.pollerRanks[at];
+    if (this.firstPollEnd > served) return undefined;
+    const ends = this.pollEnds;
+    for (let i = 0; i < ends.length; i++) if (ends[i] <= served) return this.pollerRanks[i];
+    return undefined;
   }
 
   pop(): Rank {
