@@ -125,6 +125,18 @@ test('a reader that stops early (| head): the command ends quietly, exit 0 and n
   assert.equal(code, 0);
 });
 
+test('a validation script run before the build says so in one line, naming what is missing', () => {
+  // A copy of the scripts in a tree without out/: what a fresh clone is before `npx tsc -p .`.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-unbuilt-'));
+  const scripts = path.join(dir, 'validation/pem');
+  fs.mkdirSync(scripts, { recursive: true });
+  for (const name of ['compare.mjs', 'closed-pipe.mjs']) fs.copyFileSync(path.join(REPO, 'validation/pem', name), path.join(scripts, name));
+  const result = spawnSync(process.execPath, [path.join(scripts, 'compare.mjs'), dir], { encoding: 'utf8' });
+  fs.rmSync(dir, { recursive: true, force: true });
+  assert.equal(result.status, 2);
+  assert.equal(result.stderr, `compare.mjs: ${path.join('out', 'server', 'src', 'cli', 'closedPipe.js')} is missing: build first (npx tsc -p . in ${dir})\n`);
+});
+
 test('a validation script whose reader stops early ends quietly too (compare.mjs over 4,000 runs)', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-compare-pipe-'));
   // A line per run, about 90 KB in all: more than a pipe holds.

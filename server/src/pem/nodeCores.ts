@@ -1,6 +1,7 @@
 // A node of the PEM engine (engine.ts): its cores, the CPU each running rank has received since
 // a fixed origin, and its running ranks in a heap by the CPU at which each finishes, so the next
-// to finish is found in O(log n) however many share the node. Generic over the engine's rank.
+// to finish is found in O(log n) however many share the node, and its ranks polling in a loop
+// with the CPU at which each one's traced polls end. Generic over the engine's rank.
 
 /** A node: its cores and the CPU share handed out so far, with a heap of running ranks by finish. */
 export class NodeState<Rank> {
