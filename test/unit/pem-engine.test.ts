@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mulberry32 } from '../../server/src/causal/random';
-import { COLL_ALLGATHER, COLL_ALLREDUCE, COLL_ALLTOALL, COLL_BARRIER, COLL_BCAST, COLL_GATHER, COLL_SCATTER, CollectiveCosts, collectiveRounds } from '../../server/src/pem/collectives';
+import { COLL_ALLGATHER, COLL_ALLREDUCE, COLL_ALLTOALL, COLL_BARRIER, COLL_BCAST, COLL_GATHER, COLL_SCATTER, CollectiveCosts, ROUND_TAG, collectiveRounds } from '../../server/src/pem/collectives';
 import { EngineInput, EngineNetwork, simulate } from '../../server/src/pem/engine';
 import { arrayStream, op, OpKind, PemOp, RESUMED_WAIT_SECONDS } from '../../server/src/pem/ops';
 
@@ -146,6 +146,10 @@ test('collective rounds: the messages each member exchanges, by algorithm', () =
         ops.push('wait');
         continue;
       }
+      if (o.kind === OpKind.Exchange) {
+        ops.push(`with ${o.peer} ${o.bytes}`);
+        continue;
+      }
       ops.push(`${o.kind === OpKind.Send || o.kind === OpKind.Isend ? 'to' : 'from'} ${o.peer}${o.kind === OpKind.Send || o.kind === OpKind.Isend ? ` ${o.bytes}` : ''}`);
     }
     return ops.join(', ');
@@ -159,8 +163,10 @@ test('collective rounds: the messages each member exchanges, by algorithm', () =
   assert.equal(rounds(2, { collective: COLL_GATHER, root: 0, sizeSent: 100 }), 'from 3, to 0 200');
   assert.equal(rounds(0, { collective: COLL_GATHER, root: 0, sizeReceived: 500 }), 'from 1, from 2, from 4');
   // Recursive doubling: rank 4 of 5 has partners 5 and 6 missing, only 0 at distance 4.
-  assert.equal(rounds(4, { collective: COLL_ALLREDUCE, sizeSent: 8 }), 'to 0 8, from 0');
-  assert.equal(rounds(1, { collective: COLL_ALLGATHER, sizeSent: 10, sizeReceived: 50 }), 'to 0 10, from 0, to 3 20, from 3');
+  // An eager exchange with one partner is one operation (its send, then its receive).
+  assert.equal(rounds(4, { collective: COLL_ALLREDUCE, sizeSent: 8 }), 'with 0 8');
+  assert.equal(rounds(1, { collective: COLL_ALLGATHER, sizeSent: 10, sizeReceived: 50 }), 'with 0 10, with 3 20');
+  assert.equal(rounds(1, { collective: COLL_ALLREDUCE, sizeSent: 5000 }), 'from 0, to 0 5000, wait, from 3, to 3 5000, wait');
   assert.equal(rounds(0, { collective: COLL_BARRIER }), 'to 1 0, from 4, to 2 0, from 3, to 4 0, from 1');
   assert.equal(rounds(0, { collective: COLL_ALLTOALL, sizeSent: 500 }), 'to 1 100, from 4, to 2 100, from 3, to 3 100, from 2, to 4 100, from 1');
   // Above the eager limit (1000 here) an exchange posts its receive first and waits for both.
@@ -171,6 +177,38 @@ test('collective rounds: the messages each member exchanges, by algorithm', () =
   const problems: string[] = [];
   collectiveRounds(arrayStream([op(OpKind.Collective, { comm: 9, collective: COLL_ALLREDUCE })]), 0, new Map(), [0, 1], 1000, (text) => problems.push(text)).next();
   assert.match(problems.join(), /communicator 9, which the trace does not define; taken as all ranks/);
+});
+
+test("property: a round's exchange is its eager send, then its receive: the same times as the two operations (sharing cores or taking turns)", () => {
+  const random = mulberry32(0xe8c4);
+  for (let trial = 0; trial < 20; trial++) {
+    const ranks = 2 + Math.floor(random() * 7);
+    const nodes = 1 + Math.floor(random() * ranks);
+    const nodeOf = Array.from({ length: ranks }, (_, r) => r % nodes);
+    const net: EngineNetwork = wire(random() * 1e-3, 1e7 + random() * 1e9);
+    if (trial % 2 === 1) Object.assign(net, { schedulerTickSeconds: 1e-3 + random() * 3e-3, schedulerSliceSeconds: random() * 2e-3 });
+    const computes = Array.from({ length: ranks }, () => Array.from({ length: 4 }, () => random() * 2e-3));
+    const collectives = computes.map((c) => [...c.map((compute) => op(OpKind.Collective, { compute, collective: COLL_ALLREDUCE, sizeSent: 8 })), op(OpKind.End)]);
+    // The same rounds written out as recursive doubling's sends and receives.
+    const written = computes.map((c, i) => [
+      ...c.flatMap((compute) => {
+        const steps: PemOp[] = [];
+        for (let d = 1; d < ranks; d *= 2) {
+          if ((i ^ d) >= ranks) continue;
+          steps.push(op(OpKind.Send, { peer: i ^ d, bytes: 8, tag: ROUND_TAG, collective: COLL_ALLREDUCE }), op(OpKind.Recv, { peer: i ^ d, tag: ROUND_TAG, collective: COLL_ALLREDUCE }));
+        }
+        steps[0].compute = compute;
+        return steps;
+      }),
+      op(OpKind.End),
+    ]);
+    const cores = new Array(nodes).fill(1 + Math.floor(random() * 2));
+    const fused = run(collectives, nodeOf, cores, net).result;
+    const apart = run(written, nodeOf, cores, net).result;
+    assert.equal(fused.complete, true, `trial ${trial}: ${fused.problems.join('; ')}`);
+    assert.deepEqual(fused.finishSeconds, apart.finishSeconds, `trial ${trial}`);
+    assert.deepEqual(fused.criticalPath, apart.criticalPath, `trial ${trial}`);
+  }
 });
 
 test('the rounds a call cannot avoid, along one chain', () => {

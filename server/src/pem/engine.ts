@@ -277,6 +277,11 @@ export class PemEngine {
   private readonly connectedAt = new Map<number, number>();
   /** Per node, its kernel's time for a turn or a switch over the table's (EngineInput.kernelSlowness). */
   private readonly kernelSlowness: Float64Array;
+  /** Per node, turn() by how many of its ranks poll: the table's interpolation, once, not at every message. */
+  private readonly turnByPolling: Float64Array[];
+  /** The table's zero-byte one-way times inside a node and between nodes. */
+  private readonly zeroSame: number;
+  private readonly zeroCross: number;
   /** EngineNetwork.schedulerTickSeconds, or 0. */
   private readonly tick: number;
   /** EngineNetwork.schedulerSliceSeconds, or 0 (processor sharing). */
@@ -307,6 +312,14 @@ export class PemEngine {
     this.raceWindow = Float64Array.from(this.nodes, (node) => (contended ? Math.min((node.ranks / node.cores) * node.switchIn, input.network.oneWay(0, false)) : 0));
     this.racing = this.nodes.map(() => []);
     this.races = new Float64Array(this.nodes.length);
+    const turnOf = input.network.receiverTurn;
+    // The calibration's k ranks on one core are the pair and k − 2 polling: here the receiver and
+    // the polling ranks share the node's cores.
+    this.turnByPolling = this.nodes.map((node) =>
+      Float64Array.from({ length: node.ranks + 1 }, (_, polling) => (turnOf && polling > 0 ? turnOf(1 + (polling + 1) / node.cores) * this.kernelSlowness[node.index] : 0)),
+    );
+    this.zeroSame = input.network.oneWay(0, true);
+    this.zeroCross = input.network.oneWay(0, false);
   }
 
   /**
@@ -317,16 +330,12 @@ export class PemEngine {
    * with this message) is not one of them.
    */
   private turn(rank: RankState, other: number): number {
-    const turnOf = this.input.network.receiverTurn;
-    if (!turnOf) return 0;
     const node = this.nodes[rank.node];
     let polling = node.ranks - node.running - node.ready.length - node.offCpu;
     if (polls(rank)) polling--;
     const peer = this.ranks[other];
     if (peer.node === rank.node && polls(peer)) polling--;
-    // The calibration's k ranks on one core are the pair and k − 2 polling: here the receiver and
-    // the polling ranks share the node's cores.
-    return polling > 0 ? turnOf(1 + (polling + 1) / node.cores) * this.kernelSlowness[rank.node] : 0;
+    return polling > 0 ? this.turnByPolling[rank.node][polling] : 0;
   }
 
   /**
@@ -433,7 +442,7 @@ export class PemEngine {
   /** A message between nodes that arrives at `arrival`: the stack's work on both ends. */
   private crossed(src: number, dst: number, arrival: number, bytes: number): void {
     this.stackWork(this.input.nodeOf[dst], arrival, bytes, 0.5);
-    this.stackWork(this.input.nodeOf[src], arrival + this.input.network.oneWay(0, false), bytes, 0.5);
+    this.stackWork(this.input.nodeOf[src], arrival + this.zeroCross, bytes, 0.5);
   }
 
   /** Queueing delay of a message of `bytes` that starts to leave `node` at `departure` (and takes its turn). */
@@ -689,7 +698,7 @@ export class PemEngine {
    * used slice").
    */
   private yieldsAtSend(rank: RankState): boolean {
-    return this.slice > 0 && rank.op!.kind === OpKind.Send && rank.sliceUsed >= this.slice && this.nodes[rank.node].ready.length > 0;
+    return this.slice > 0 && (rank.op!.kind === OpKind.Send || rank.op!.kind === OpKind.Exchange) && rank.sliceUsed >= this.slice && this.nodes[rank.node].ready.length > 0;
   }
 
   /** Taking turns: the rank goes behind the node's ready ranks, with a new slice, and runs its operation when it gets a core (a burst of no CPU). */
@@ -812,9 +821,7 @@ export class PemEngine {
           rank.requests.set(op.request, done);
           return true;
         }
-        this.blockStart(rank, time);
-        this.blockOn(rank, done);
-        return this.blockEnd(rank, time);
+        return this.blockOnOne(rank, done, time);
       }
       case OpKind.Recv:
       case OpKind.Irecv: {
@@ -825,9 +832,13 @@ export class PemEngine {
           rank.requests.set(op.request, done);
           return true;
         }
-        this.blockStart(rank, time);
-        this.blockOn(rank, done);
-        return this.blockEnd(rank, time);
+        return this.blockOnOne(rank, done, time);
+      }
+      case OpKind.Exchange: {
+        this.send(rank, op, time);
+        const done = new Completion();
+        this.postRecv(rank, op, time, done);
+        return this.blockOnOne(rank, done, time);
       }
       case OpKind.Wait: {
         this.blockStart(rank, time);
@@ -858,6 +869,13 @@ export class PemEngine {
 
   // A blocking call or wait: blockStart, blockOn for each completion it waits for, blockEnd
   // (no array of completions per call).
+
+  /** A blocking call that waits for one completion; returns true when it is not in the future. */
+  private blockOnOne(rank: RankState, done: Completion, time: number): boolean {
+    this.blockStart(rank, time);
+    this.blockOn(rank, done);
+    return this.blockEnd(rank, time);
+  }
 
   private blockStart(rank: RankState, time: number): void {
     const until = rank.until;
@@ -978,7 +996,7 @@ export class PemEngine {
     const receiver = this.ranks[dst];
     const dstTurn = this.turn(receiver, rank.rank) + (this.tick > 0 ? this.tickWait(receiver, rank.rank, time) : 0);
     const full = network.oneWay(op.bytes, same);
-    const tableZero = network.oneWay(0, same);
+    const tableZero = same ? this.zeroSame : this.zeroCross;
     const copy = Math.max(0, full - tableZero);
     // On a shared core the receiver's switchIn is the whole of a message's zero-byte time.
     const zero = same && this.nodes[srcNode].switchIn > 0 ? 0 : tableZero;
@@ -1078,7 +1096,8 @@ function receiveWork(copied: boolean, tableCopy: number, tracedCopy: number): nu
 function describe(op: PemOp | undefined): string {
   if (!op) return 'nothing';
   if (op.tag === ROUND_TAG) {
-    const step = op.kind === OpKind.Send ? `a send to rank ${op.peer}` : op.kind === OpKind.Recv ? `a receive from rank ${op.peer}` : 'an exchange';
+    // An exchange's send is done as it starts: it can only wait in its receive.
+    const step = op.kind === OpKind.Send ? `a send to rank ${op.peer}` : op.kind === OpKind.Recv || op.kind === OpKind.Exchange ? `a receive from rank ${op.peer}` : 'an exchange';
     return `${collectiveName(op.collective)} on communicator ${op.comm}, in ${step}`;
   }
   return describeMessage(op);

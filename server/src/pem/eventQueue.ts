@@ -1,31 +1,30 @@
-// The PEM engine's global queue (engine.ts): one binary heap of times, in arrays rather than
-// objects (no allocation per event), ties broken by insertion order so that a replay is
-// deterministic.
+// The PEM engine's global queue (engine.ts): one binary heap of times, in typed arrays rather
+// than objects (no allocation per event, no array growth through V8's runtime), ties broken by
+// insertion order so that a replay is deterministic.
 
 /**
  * The global queue: times with a kind (a node's next finish, a rank's completion, or network-stack
  * work arriving on a node) and the node version they were made for (for stack work: its seconds).
  */
 export class EventQueue {
-  private readonly times: number[] = [];
-  private readonly seqs: number[] = [];
-  private readonly ids: number[] = [];
-  private readonly versions: number[] = [];
+  private times = new Float64Array(64);
+  /** Insertion numbers: a long replay pushes more than 2^31 entries. */
+  private seqs = new Float64Array(64);
+  private ids = new Int32Array(64);
+  private versions = new Float64Array(64);
+  private count = 0;
   private seq = 0;
 
   get size(): number {
-    return this.times.length;
+    return this.count;
   }
 
   push(time: number, id: number, version: number): void {
+    if (this.count === this.times.length) this.grow();
     const t = this.times;
     const s = this.seqs;
     const seq = this.seq++;
-    let i = t.length;
-    t.push(time);
-    s.push(seq);
-    this.ids.push(id);
-    this.versions.push(version);
+    let i = this.count++;
     while (i > 0) {
       const parent = (i - 1) >> 1;
       if (t[parent] < time || (t[parent] === time && s[parent] < seq)) break;
@@ -42,12 +41,12 @@ export class EventQueue {
     out[0] = t[0];
     out[1] = this.ids[0];
     out[2] = this.versions[0];
-    const lt = t.pop()!;
-    const ls = s.pop()!;
-    const lid = this.ids.pop()!;
-    const lv = this.versions.pop()!;
-    const n = t.length;
+    const n = --this.count;
     if (n === 0) return;
+    const lt = t[n];
+    const ls = s[n];
+    const lid = this.ids[n];
+    const lv = this.versions[n];
     let i = 0;
     for (;;) {
       let c = 2 * i + 1;
@@ -58,6 +57,22 @@ export class EventQueue {
       i = c;
     }
     this.place(i, lt, ls, lid, lv);
+  }
+
+  private grow(): void {
+    const size = this.times.length * 2;
+    const times = new Float64Array(size);
+    const seqs = new Float64Array(size);
+    const ids = new Int32Array(size);
+    const versions = new Float64Array(size);
+    times.set(this.times);
+    seqs.set(this.seqs);
+    ids.set(this.ids);
+    versions.set(this.versions);
+    this.times = times;
+    this.seqs = seqs;
+    this.ids = ids;
+    this.versions = versions;
   }
 
   private move(from: number, to: number): void {

@@ -18,6 +18,11 @@ export const enum OpKind {
   KeepAlive,
   /** The rank's last computation; nothing follows. */
   End,
+  /**
+   * A collective round with one partner (collectives.ts): an eager send of `bytes` to `peer`,
+   * then a blocking receive from it. The send is done as it starts, so the two are one operation.
+   */
+  Exchange,
 }
 
 const NO_REQUESTS: readonly number[] = [];
