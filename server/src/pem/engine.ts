@@ -330,6 +330,7 @@ export class PemEngine {
    * with this message) is not one of them.
    */
   private turn(rank: RankState, other: number): number {
+    if (!this.input.network.receiverTurn) return 0;
     const node = this.nodes[rank.node];
     let polling = node.ranks - node.running - node.ready.length - node.offCpu;
     if (polls(rank)) polling--;
