@@ -687,6 +687,27 @@ test('MPI_ANY_TAG takes the first message on the communicator; the earliest-post
   assert.equal(wildcard.payload, 'first');
 });
 
+test("a wildcard receive never takes a collective's round message: collectives have a context of their own in MPI", () => {
+  // Rank 0 posts an MPI_ANY_TAG (then an MPI_ANY_SOURCE) receive from rank 1, joins an allreduce and
+  // waits; rank 1 joins the allreduce, then sends. The round message from rank 1 reaches rank 0 first.
+  for (const wildcard of [{ anyTag: true }, { anySource: true }]) {
+    const irecv = op(OpKind.Irecv, { peer: 1, tag: 5, request: 1, ...wildcard });
+    const allreduce = () => op(OpKind.Collective, { collective: COLL_ALLREDUCE, sizeSent: 8, sizeReceived: 8 });
+    const { result } = run(
+      [
+        [irecv, allreduce(), op(OpKind.Wait, { requests: [1] }), op(OpKind.End)],
+        [allreduce(), op(OpKind.Send, { compute: 1, peer: 0, tag: 5, payload: 'program' }), op(OpKind.End)],
+      ],
+      [0, 1],
+      [1, 1],
+      wire(1e-3, Infinity),
+    );
+    assert.equal(result.complete, true, result.problems.join('; '));
+    assert.equal(irecv.payload, 'program');
+    close(result.finishSeconds[0], 1 + 2e-3, "the program's message, sent at 1 + L, arrives a latency later");
+  }
+});
+
 /** Rank 1 waits on rank 0's core, where rank 0 computes `computeOfRank0` before its call; rank 2, alone on node 1, sends to rank 1 at 1, then to rank 0. */
 const waitBesideComputing = (computeOfRank0: number, network: EngineNetwork) =>
   run(

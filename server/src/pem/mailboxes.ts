@@ -57,6 +57,13 @@ const PAIR_SWEEP_AT = 4096;
 
 const isWildcard = (op: PemOp) => op.anySource === true || op.anyTag === true;
 
+/**
+ * Whether a receive takes messages of `tag`. MPI_ANY_TAG takes the program's tags only: every MPI
+ * tag is 0 or more, and a collective's rounds (collectives.ts, a negative tag) have a context of
+ * their own in MPI, which no receive of the program matches.
+ */
+const takesTag = (op: PemOp, tag: number) => (op.anyTag ? tag >= 0 : op.tag === tag);
+
 /** The messages and receives in flight between the ranks of a run, matched as MPI matches them. */
 export class Mailboxes<M extends Sent, R extends Posted> {
   /** By pair of ranks (sender × ranks + receiver), then by communicator and tag. */
@@ -119,7 +126,7 @@ export class Mailboxes<M extends Sent, R extends Posted> {
     let wildcard = -1;
     for (let i = 0; i < wildcards.length; i++) {
       const w = wildcards[i].op;
-      if (w.comm === channel.comm && (w.anySource || w.peer === src) && (w.anyTag || w.tag === channel.tag)) {
+      if (w.comm === channel.comm && (w.anySource || w.peer === src) && takesTag(w, channel.tag)) {
         wildcard = i;
         break;
       }
@@ -177,7 +184,7 @@ export class Mailboxes<M extends Sent, R extends Posted> {
       let first: Channel<M, R> | undefined;
       const consider = (channel: Channel<M, R> | undefined) => {
         const msg = channel?.sends[0];
-        if (msg && channel.comm === op.comm && (op.anyTag || channel.tag === op.tag) && (!first || msg.seq < first.sends[0].seq)) first = channel;
+        if (msg && channel.comm === op.comm && takesTag(op, channel.tag) && (!first || msg.seq < first.sends[0].seq)) first = channel;
       };
       if (op.anyTag) for (const channel of pair.byKey.values()) consider(channel);
       else consider(pair.byKey.get(op.comm * 4294967296 + op.tag));
