@@ -309,7 +309,9 @@ export class PemEngine {
     this.kernelSlowness = Float64Array.from(this.nodes, (node, i) => (node.ranks > 0 ? slowness[i] / node.ranks : 1));
     for (const node of this.nodes) node.switchIn = (input.network.switchIn?.(node.ranks / node.cores) ?? 0) * this.kernelSlowness[node.index];
     const contended = (input.network.linkSecondsPerByte ?? 0) > 0 && input.network.interNodeSharedMemory !== true;
-    this.raceWindow = Float64Array.from(this.nodes, (node) => (contended ? Math.min((node.ranks / node.cores) * node.switchIn, input.network.oneWay(0, false)) : 0));
+    this.zeroSame = input.network.oneWay(0, true);
+    this.zeroCross = input.network.oneWay(0, false);
+    this.raceWindow = Float64Array.from(this.nodes, (node) => (contended ? Math.min((node.ranks / node.cores) * node.switchIn, this.zeroCross) : 0));
     this.racing = this.nodes.map(() => []);
     this.races = new Float64Array(this.nodes.length);
     const turnOf = input.network.receiverTurn;
@@ -318,8 +320,6 @@ export class PemEngine {
     this.turnByPolling = this.nodes.map((node) =>
       Float64Array.from({ length: node.ranks + 1 }, (_, polling) => (turnOf && polling > 0 ? turnOf(1 + (polling + 1) / node.cores) * this.kernelSlowness[node.index] : 0)),
     );
-    this.zeroSame = input.network.oneWay(0, true);
-    this.zeroCross = input.network.oneWay(0, false);
   }
 
   /**
@@ -836,6 +836,7 @@ export class PemEngine {
         return this.blockOnOne(rank, done, time);
       }
       case OpKind.Exchange: {
+        // Eager by construction (collectiveRounds): its send is done, and it waits for its receive.
         this.send(rank, op, time);
         const done = new Completion();
         this.postRecv(rank, op, time, done);
