@@ -1,4 +1,4 @@
-// PEM engine throughput and memory: `node out/bench/pem.js [--ops N]... [--ranks R] [--trace FILE]`.
+// PEM engine throughput and memory: `node out/bench/pem.js [--ops N]... [--ranks R] [--workers R]... [--trace FILE] [--record EVENTS]...`.
 // 1. The engine fed directly with generated operation streams (a halo exchange per rank: two
 //    Irecv, two Isend, a Waitall, every 10th iteration an Allreduce; seeded random computation),
 //    generated lazily so the trace never exists in memory: operations/s and peak RSS per size.
@@ -10,15 +10,23 @@
 //    events recorded for the bench: samples/mpi/halo on 8 ranks (scripts/build-mpi.sh), as many
 //    iterations as it takes; the trace is deleted afterwards. Peak RSS per size shows whether
 //    memory stays flat as the trace grows.
+// 4. With --workers R (repeatable), the engine on a generated master–worker of R ranks: each
+//    worker computes (unevenly), sends its result to rank 0 and waits for its next task; rank 0
+//    receives with MPI_ANY_SOURCE and replies to whoever reported (--ops operations in all,
+//    10⁶ by default). How matching scales with the ranks one receiver hears from.
+// 5. With --synth RANKS (repeatable), the whole pipeline on a halo of that many ranks with about
+//    --synth-events OTF2 events (10⁷ by default), its spool generated (bench/synthSpool.ts) and
+//    converted to OTF2 by the recorder's converter: how reading scales with the ranks.
 // Prints one JSON line per measurement.
 
 import { parseFlags } from '../server/src/cli/flags';
 import { mulberry32 } from '../server/src/causal/random';
 import { PemEngine } from '../server/src/pem/engine';
 import { predictScenarios } from '../server/src/pem';
-import { OpKind, PemOp, RankStream } from '../server/src/pem/ops';
+import { OpKind, PemOp, RankStream, op } from '../server/src/pem/ops';
 import { openOtf2Archive, openRankEvents } from '../server/src/trace/otf2Archive';
-import { builtFile } from '../server/src/mpi/artifacts';
+import { OTF2_CONVERTER, builtFile } from '../server/src/mpi/artifacts';
+import { SYNTH_EVENTS_PER_RANK_ITERATION, writeHaloSpool } from './synthSpool';
 import { recordTrace } from '../server/src/mpi/recordTrace';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -86,16 +94,44 @@ function haloStream(rank: number, ranks: number, operations: number, seed: numbe
   };
 }
 
+/** A master–worker of `ranks` ranks, `tasks` results per worker: rank 0's stream first. */
+function masterWorkerStreams(ranks: number, tasks: number): RankStream[] {
+  const results = tasks * (ranks - 1);
+  let served = 0;
+  const master: RankStream = {
+    next(): PemOp | undefined {
+      const step = served++;
+      if (step > 2 * results) return undefined;
+      if (step === 2 * results) return new PemOp(OpKind.End);
+      // A result from whichever worker reports first, then its next task.
+      return step % 2 === 0 ? op(OpKind.Recv, { peer: 1, tag: 1, bytes: 8, anySource: true, compute: 1e-6 }) : op(OpKind.Send, { peer: 1, tag: 2, bytes: 8, toWildcardSource: true });
+    },
+  };
+  const worker = (rank: number): RankStream => {
+    const random = mulberry32(rank);
+    let step = 0;
+    return {
+      next(): PemOp | undefined {
+        const at = step++;
+        if (at > 2 * tasks) return undefined;
+        if (at === 2 * tasks) return new PemOp(OpKind.End);
+        return at % 2 === 0 ? op(OpKind.Send, { peer: 0, tag: 1, bytes: 8, compute: 1e-4 * (0.5 + random()) }) : op(OpKind.Recv, { peer: 0, tag: 2, bytes: 8 });
+      },
+    };
+  };
+  return [master, ...Array.from({ length: ranks - 1 }, (_, i) => worker(i + 1))];
+}
+
 let peakRss = 0;
 function sampleRss(): void {
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
 }
 
-function benchEngine(totalOps: number, ranks: number): void {
+function benchEngine(totalOps: number, ranks: number, workload: 'halo' | 'master-worker'): void {
   // Whole iterations per rank so every message has its partner.
   const perRank = Math.max(6, Math.floor(totalOps / ranks / 6) * 6);
-  const streams = Array.from({ length: ranks }, (_, r) => haloStream(r, ranks, perRank, 42));
-  const nodes = Math.max(1, ranks / 4);
+  const streams = workload === 'halo' ? Array.from({ length: ranks }, (_, r) => haloStream(r, ranks, perRank, 42)) : masterWorkerStreams(ranks, Math.max(1, Math.round(totalOps / 4 / (ranks - 1))));
+  const nodes = Math.max(1, Math.floor(ranks / 4));
   const engine = new PemEngine({
     streams,
     nodeOf: Array.from({ length: ranks }, (_, r) => Math.floor((r * nodes) / ranks)),
@@ -112,7 +148,7 @@ function benchEngine(totalOps: number, ranks: number): void {
   if (!result.complete) throw new Error(`generated workload did not complete: ${result.problems.join('; ')}`);
   const ops = engine.operationsDone;
   process.stdout.write(
-    `${JSON.stringify({ bench: 'engine', ranks, operations: ops, seconds: +seconds.toFixed(3), operationsPerSecond: Math.round(ops / seconds), otf2EventsPerSecondEquivalent: Math.round((5 * ops) / seconds), peakRssMiB: +(peakRss / 2 ** 20).toFixed(1), predictedSeconds: +result.predictedSeconds.toFixed(3) })}\n`,
+    `${JSON.stringify({ bench: 'engine', workload, ranks, operations: ops, seconds: +seconds.toFixed(3), operationsPerSecond: Math.round(ops / seconds), otf2EventsPerSecondEquivalent: Math.round((5 * ops) / seconds), peakRssMiB: +(peakRss / 2 ** 20).toFixed(1), predictedSeconds: +result.predictedSeconds.toFixed(3) })}\n`,
   );
 }
 
@@ -158,17 +194,39 @@ async function benchRecorded(events: number): Promise<void> {
   }
 }
 
+async function benchSynthetic(ranks: number, events: number): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-bench-pem-'));
+  try {
+    writeHaloSpool(dir, ranks, Math.max(1, Math.round(events / ranks / SYNTH_EVENTS_PER_RANK_ITERATION)));
+    execFileSync(builtFile(OTF2_CONVERTER), [dir], { stdio: ['ignore', 'ignore', 'inherit'] });
+    fs.rmSync(path.join(dir, 'spool'), { recursive: true, force: true });
+    execFileSync('sync');
+    await benchTrace(path.join(dir, 'traces.otf2'));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const repeated = (name: string) => args.flatMap((a, i) => (a === name ? [Number(args[i + 1])] : []));
   const sizes = repeated('--ops');
   const recorded = repeated('--record');
-  const { flags } = parseFlags(args.filter((a, i) => !['--ops', '--record'].includes(a) && !['--ops', '--record'].includes(args[i - 1])), { ranks: 'integer', trace: 'string' });
-  if (sizes.length > 0 || (recorded.length === 0 && !flags.trace)) {
-    for (const ops of sizes.length > 0 ? sizes : [1e6, 1e7, 1e8]) benchEngine(ops, (flags.ranks as number | undefined) ?? 16);
+  const workers = repeated('--workers');
+  const synthetic = repeated('--synth');
+  const listFlags = ['--ops', '--record', '--workers', '--synth'];
+  const { flags } = parseFlags(args.filter((a, i) => !listFlags.includes(a) && !listFlags.includes(args[i - 1])), { ranks: 'integer', trace: 'string', 'synth-events': 'integer' });
+  for (const ranks of workers) {
+    if (!(ranks >= 2)) throw new Error(`--workers ${ranks}: a master–worker needs at least 2 ranks`);
+    benchEngine(sizes[0] ?? 1e6, ranks, 'master-worker');
+  }
+  const onlyOthers = workers.length > 0 || synthetic.length > 0;
+  if (!onlyOthers && (sizes.length > 0 || (recorded.length === 0 && !flags.trace))) {
+    for (const ops of sizes.length > 0 ? sizes : [1e6, 1e7, 1e8]) benchEngine(ops, (flags.ranks as number | undefined) ?? 16, 'halo');
   }
   if (flags.trace) await benchTrace(flags.trace as string);
   for (const events of recorded) await benchRecorded(events);
+  for (const ranks of synthetic) await benchSynthetic(ranks, (flags['synth-events'] as number | undefined) ?? 1e7);
 }
 
 main().catch((error) => {

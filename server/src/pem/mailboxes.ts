@@ -7,6 +7,7 @@
 // rank's last wildcard receive matched (a master's reply to whichever worker reported: dealing.ts).
 // Generic over the engine's messages and receives, which carry their timing beside what is read here.
 
+import { ChannelHeads } from './channelHeads';
 import { IdTable } from './idTable';
 import { PemOp } from './ops';
 
@@ -36,6 +37,8 @@ export interface Posted {
 
 /** The messages and receives in flight between two ranks on one communicator and tag. */
 export interface Channel<M extends Sent, R extends Posted> {
+  src: number;
+  dst: number;
   comm: number;
   tag: number;
   sends: M[];
@@ -52,8 +55,19 @@ class PairChannels<M extends Sent, R extends Posted> {
   forgetAt = PAIR_CHANNELS_MAX;
 }
 
-/** Pairs of ranks with channels kept before the idle channels of all are forgotten. */
-const PAIR_SWEEP_AT = 4096;
+/** A receiver's senders with channels kept before the idle channels of all are forgotten. */
+const SENDERS_SWEEP_AT = 32;
+
+/** A receiver's channels, by sender. */
+class ReceiverPairs<M extends Sent, R extends Posted> {
+  readonly bySender = new IdTable<PairChannels<M, R>>();
+  sweepAt = SENDERS_SWEEP_AT;
+  /** Its channels with messages held, by their first's arrival: kept once it posts an MPI_ANY_SOURCE receive. */
+  heads: ChannelHeads<M, Channel<M, R>> | undefined;
+}
+
+/** When a message held arrives: its data when eager, its request-to-send (a rendezvous's first leg) otherwise. */
+const arrivalOf = (msg: Sent) => msg.time + (msg.eager ? msg.oneWay : msg.zeroWay);
 
 const isWildcard = (op: PemOp) => op.anySource === true || op.anyTag === true;
 
@@ -66,9 +80,11 @@ const takesTag = (op: PemOp, tag: number) => (op.anyTag ? tag >= 0 : op.tag === 
 
 /** The messages and receives in flight between the ranks of a run, matched as MPI matches them. */
 export class Mailboxes<M extends Sent, R extends Posted> {
-  /** By pair of ranks (sender × ranks + receiver), then by communicator and tag. */
-  private readonly channels = new Map<number, PairChannels<M, R>>();
-  private pairSweepAt = PAIR_SWEEP_AT;
+  /**
+   * Per receiver, by sender, then by communicator and tag: a rank's own table rather than one
+   * for all pairs, whose lookups missed the caches at thousands of ranks (docs/pem.md, Performance).
+   */
+  private readonly receivers: ReceiverPairs<M, R>[];
   /** Channels forgotten, for reuse. */
   private readonly idleChannels: Channel<M, R>[] = [];
   /** Per rank, its wildcard receives posted and not matched yet, in the order they were posted. */
@@ -79,7 +95,8 @@ export class Mailboxes<M extends Sent, R extends Posted> {
   private sends = 0;
   private posts = 0;
 
-  constructor(private readonly ranks: number) {
+  constructor(ranks: number) {
+    this.receivers = Array.from({ length: ranks }, () => new ReceiverPairs<M, R>());
     this.wildcardRecvs = Array.from({ length: ranks }, () => []);
     this.wildcardSources = new Int32Array(ranks).fill(-1);
   }
@@ -92,18 +109,21 @@ export class Mailboxes<M extends Sent, R extends Posted> {
   /** The channel of messages from `src` to `dst` on communicator `comm` and `tag`. */
   channel(src: number, dst: number, comm: number, tag: number): Channel<M, R> {
     // Small enough to be inlined into the engine's send and receive: a new channel is opened apart.
-    const channels = this.channels.get(src * this.ranks + dst);
+    const channels = this.receivers[dst].bySender.get(src);
     return channels?.byKey.get(comm * 4294967296 + tag) ?? this.openChannel(channels, src, dst, comm, tag);
   }
 
   /** A new channel, on the pair's `channels` when it has any. */
   private openChannel(channels: PairChannels<M, R> | undefined, src: number, dst: number, comm: number, tag: number): Channel<M, R> {
     if (!channels) {
-      if (this.channels.size >= this.pairSweepAt) this.sweepPairs();
-      this.channels.set(src * this.ranks + dst, (channels = new PairChannels<M, R>()));
+      const receiver = this.receivers[dst];
+      if (receiver.bySender.size >= receiver.sweepAt) this.sweepSenders(receiver);
+      receiver.bySender.set(src, (channels = new PairChannels<M, R>()));
     }
     if (channels.byKey.size >= channels.forgetAt) this.forgetIdle(channels);
-    const channel = this.idleChannels.pop() ?? { comm, tag, sends: [], recvs: [] };
+    const channel = this.idleChannels.pop() ?? { src, dst, comm, tag, sends: [], recvs: [] };
+    channel.src = src;
+    channel.dst = dst;
     channel.comm = comm;
     channel.tag = tag;
     channels.byKey.set(comm * 4294967296 + tag, channel);
@@ -144,6 +164,7 @@ export class Mailboxes<M extends Sent, R extends Posted> {
   holdMessage(channel: Channel<M, R>, msg: M): void {
     msg.seq = this.sends++;
     channel.sends.push(msg);
+    if (channel.sends.length === 1) this.receivers[channel.dst].heads?.headChanged(channel);
   }
 
   /** The channel whose first message a receive `op` of `dst` takes: its own, or a wildcard receive's pick (undefined when it finds none). */
@@ -155,6 +176,7 @@ export class Mailboxes<M extends Sent, R extends Posted> {
   takeMessage(channel: Channel<M, R> | undefined, dst: number, op: PemOp): M | undefined {
     const msg = channel && channel.sends.length > 0 ? channel.sends.shift()! : undefined;
     if (!msg) return undefined;
+    this.receivers[dst].heads?.headChanged(channel!);
     op.payload = msg.payload;
     if (op.anySource) this.wildcardSources[dst] = msg.src;
     return msg;
@@ -174,30 +196,51 @@ export class Mailboxes<M extends Sent, R extends Posted> {
    * request-to-send), then the first sent.
    */
   private wildcardChannel(dst: number, op: PemOp): Channel<M, R> | undefined {
-    const n = this.ranks;
+    const receiver = this.receivers[dst];
+    if (!op.anySource) {
+      const pair = receiver.bySender.get(op.peer);
+      return pair && this.firstSent(pair, op);
+    }
+    const heads = receiver.heads ?? this.keepHeads(receiver);
     let best: Channel<M, R> | undefined;
     let bestArrival = Infinity;
     let bestSeq = Infinity;
-    for (let src = op.anySource ? 0 : op.peer; src < (op.anySource ? n : op.peer + 1); src++) {
-      const pair = this.channels.get(src * n + dst);
-      if (!pair) continue;
-      let first: Channel<M, R> | undefined;
-      const consider = (channel: Channel<M, R> | undefined) => {
-        const msg = channel?.sends[0];
-        if (msg && channel.comm === op.comm && takesTag(op, channel.tag) && (!first || msg.seq < first.sends[0].seq)) first = channel;
-      };
-      if (op.anyTag) for (const channel of pair.byKey.values()) consider(channel);
-      else consider(pair.byKey.get(op.comm * 4294967296 + op.tag));
-      if (!first) continue;
-      const msg = first.sends[0];
-      const arrival = msg.time + (msg.eager ? msg.oneWay : msg.zeroWay);
-      if (arrival < bestArrival || (arrival === bestArrival && msg.seq < bestSeq)) {
-        bestArrival = arrival;
-        bestSeq = msg.seq;
+    heads.visit((channel, msg, arrival) => {
+      // Channels come in order of arrival: none after this one arrives before the best found.
+      if (arrival > bestArrival || (arrival === bestArrival && msg.seq > bestSeq)) return true;
+      if (channel.comm !== op.comm || !takesTag(op, channel.tag)) return false;
+      // Of one sender's messages the first sent: with MPI_ANY_TAG, maybe one on another channel that arrives later.
+      const first = op.anyTag ? this.firstSent(receiver.bySender.get(channel.src)!, op)! : channel;
+      const head = first.sends[0];
+      const headArrival = arrivalOf(head);
+      if (headArrival < bestArrival || (headArrival === bestArrival && head.seq < bestSeq)) {
         best = first;
+        bestArrival = headArrival;
+        bestSeq = head.seq;
       }
-    }
+      return first === channel;
+    });
     return best;
+  }
+
+  /** Of a pair's channels with a message the receive `op` takes (its communicator, its tag or any), the one whose first message was sent first. */
+  private firstSent(pair: PairChannels<M, R>, op: PemOp): Channel<M, R> | undefined {
+    let first: Channel<M, R> | undefined;
+    const consider = (channel: Channel<M, R> | undefined) => {
+      const msg = channel?.sends[0];
+      if (msg && channel.comm === op.comm && takesTag(op, channel.tag) && (!first || msg.seq < first.sends[0].seq)) first = channel;
+    };
+    if (op.anyTag) for (const channel of pair.byKey.values()) consider(channel);
+    else consider(pair.byKey.get(op.comm * 4294967296 + op.tag));
+    return first;
+  }
+
+  /** Starts keeping the receiver's channel heads (its first MPI_ANY_SOURCE receive), with the messages held now. */
+  private keepHeads(receiver: ReceiverPairs<M, R>): ChannelHeads<M, Channel<M, R>> {
+    const heads = new ChannelHeads<M, Channel<M, R>>(arrivalOf);
+    for (const pair of receiver.bySender.values()) for (const channel of pair.byKey.values()) heads.headChanged(channel);
+    receiver.heads = heads;
+    return heads;
   }
 
   /**
@@ -215,12 +258,12 @@ export class Mailboxes<M extends Sent, R extends Posted> {
     channels.forgetAt = Math.max(PAIR_CHANNELS_MAX, 2 * channels.byKey.size);
   }
 
-  /** Forgets every pair's idle channels, and the pairs left without any. */
-  private sweepPairs(): void {
-    for (const [pair, channels] of this.channels) {
+  /** Forgets the idle channels of every pair of a receiver, and the pairs left without any. */
+  private sweepSenders(receiver: ReceiverPairs<M, R>): void {
+    receiver.bySender.deleteWhere((channels) => {
       this.forgetIdle(channels);
-      if (channels.byKey.size === 0) this.channels.delete(pair);
-    }
-    this.pairSweepAt = Math.max(PAIR_SWEEP_AT, 2 * this.channels.size);
+      return channels.byKey.size === 0;
+    });
+    receiver.sweepAt = Math.max(SENDERS_SWEEP_AT, 2 * receiver.bySender.size);
   }
 }
