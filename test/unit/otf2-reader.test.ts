@@ -106,6 +106,21 @@ test('stencil8: every event of every location equals otf2-print, also through a 
   assert.equal(assertMatchesOtf2Print(archive, 4096), 8864);
 });
 
+test('readers that open their file for each read hold no file open between reads, and read every event as otf2-print shows', () => {
+  const archive = openOtf2Archive(STENCIL8);
+  const expected = otf2PrintEvents(archive.anchorPath);
+  const openFiles = () => fs.readdirSync('/proc/self/fd').length;
+  const before = openFiles();
+  // Every rank's reader at once, as a replay holds them, through a window that refills often.
+  const readers = archive.ranks.map((rank) => new Otf2EventReader(rank.eventFile, { chunkSize: archive.anchor!.chunkSizeEvents, mappings: rank.local.mappings, clockOffsets: rank.local.clockOffsets, windowBytes: 4096, openPerRead: true }));
+  assert.equal(openFiles(), before);
+  archive.ranks.forEach((rank, i) => {
+    assert.deepEqual(readerEvents(readers[i]), expected.get(rank.location) ?? [], `rank ${rank.rank}`);
+    assert.deepEqual(readers[i].problems, []);
+  });
+  assert.equal(openFiles(), before);
+});
+
 test('a missing file and a non-OTF2 file are clear errors naming the file', () => {
   assert.match(openOtf2Archive('/nonexistent/x.otf2').fatal!, /\/nonexistent\/x\.otf2: cannot read the OTF2 anchor file \(no such file\)/);
   assert.match(openOtf2Archive(path.join(__dirname, '../../../package.json')).fatal!, /package\.json: not a readable OTF2 anchor file/);

@@ -41,6 +41,8 @@ export interface EventReaderOptions {
   windowBytes?: number;
   /** The location's ClockOffset definitions: times are corrected by them, as libotf2's readers do. */
   clockOffsets?: readonly { time: number; offset: number }[];
+  /** Open the file for each read and close it after, rather than hold it open: for traces of more ranks than a process may open files. */
+  openPerRead?: boolean;
 }
 
 interface ClockInterval {
@@ -121,6 +123,10 @@ export class Otf2EventReader {
   ) {
     this.fd = fs.openSync(file, 'r');
     this.fileSize = fs.fstatSync(this.fd).size;
+    if (options.openPerRead) {
+      fs.closeSync(this.fd);
+      this.fd = -1;
+    }
     this.window = new Uint8Array(Math.max(4096, options.windowBytes ?? 256 * 1024));
     this.cursor = new ByteCursor(this.window, 0, 0);
     this.regionMap = options.mappings?.get(MAPPING_REGION);
@@ -309,10 +315,15 @@ export class Otf2EventReader {
     this.windowStart += c.pos;
     c.pos = 0;
     c.end = remaining;
-    while (c.end < this.window.length) {
-      const read = fs.readSync(this.fd, this.window, c.end, this.window.length - c.end, this.windowStart + c.end);
-      if (read <= 0) break;
-      c.end += read;
+    const fd = this.options.openPerRead ? fs.openSync(this.file, 'r') : this.fd;
+    try {
+      while (c.end < this.window.length) {
+        const read = fs.readSync(fd, this.window, c.end, this.window.length - c.end, this.windowStart + c.end);
+        if (read <= 0) break;
+        c.end += read;
+      }
+    } finally {
+      if (fd !== this.fd) fs.closeSync(fd);
     }
   }
 
