@@ -17,6 +17,8 @@ export interface HeldChannel<M extends HeldMessage> {
 interface Head<M extends HeldMessage, C extends HeldChannel<M>> {
   arrival: number;
   msg: M;
+  /** The message's seq when pushed, the key's tie-breaker: fixed, as the engine reuses a received message's object (a new seq). */
+  seq: number;
   channel: C;
 }
 
@@ -38,12 +40,12 @@ export class ChannelHeads<M extends HeldMessage, C extends HeldChannel<M>> {
   headChanged(channel: C): void {
     const msg = channel.sends[0];
     if (!msg) return;
-    this.push({ arrival: this.arrivalOf(msg), msg, channel });
+    this.push({ arrival: this.arrivalOf(msg), msg, seq: msg.seq, channel });
     if (this.heap.length >= this.compactAt) this.compact();
   }
 
   private compact(): void {
-    const live = this.heap.filter((head) => head.channel.sends[0] === head.msg);
+    const live = this.heap.filter(stands);
     this.heap = [];
     for (const head of live) this.push(head);
     this.compactAt = Math.max(COMPACT_AT, 2 * live.length);
@@ -54,7 +56,7 @@ export class ChannelHeads<M extends HeldMessage, C extends HeldChannel<M>> {
     const passed: Head<M, C>[] = [];
     while (this.heap.length > 0) {
       const top = this.heap[0];
-      if (top.channel.sends[0] !== top.msg) {
+      if (!stands(top)) {
         this.pop();
         continue;
       }
@@ -104,4 +106,7 @@ export class ChannelHeads<M extends HeldMessage, C extends HeldChannel<M>> {
   }
 }
 
-const earlier = <M extends HeldMessage>(a: Head<M, HeldChannel<M>>, b: Head<M, HeldChannel<M>>) => a.arrival < b.arrival || (a.arrival === b.arrival && a.msg.seq < b.msg.seq);
+const earlier = <M extends HeldMessage>(a: Head<M, HeldChannel<M>>, b: Head<M, HeldChannel<M>>) => a.arrival < b.arrival || (a.arrival === b.arrival && a.seq < b.seq);
+
+/** Whether the entry's message is still its channel's first (and still the message it was). */
+const stands = <M extends HeldMessage>(head: Head<M, HeldChannel<M>>) => head.channel.sends[0] === head.msg && head.msg.seq === head.seq;

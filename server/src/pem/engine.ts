@@ -288,6 +288,9 @@ export class PemEngine {
   private readonly slice: number;
   /** The time of the event being processed. */
   private now = 0;
+  /** Messages and receives matched and done with, for reuse: at thousands of ranks they outlive V8's young generation. */
+  private readonly freeMessages: Message[] = [];
+  private readonly freePosted: PostedRecv[] = [];
   /** Scratch for turnsWait. */
   private readonly earliestFinishes: number[] = [];
 
@@ -486,6 +489,8 @@ export class PemEngine {
       if (recv) {
         msg.matched = null;
         this.deliverEager(msg, recv.done, recv.time, recv.pc, recv.pm, recv.pw);
+        this.freeMessages.push(msg);
+        this.freePosted.push(recv);
       }
     }
   }
@@ -1028,6 +1033,7 @@ export class PemEngine {
       recv.done.work = work;
       this.resolve(recv.done, time + comm, rank.pc, rank.pm + comm, rank.pw);
       if (!eager) this.resolve(done, time + comm + work, rank.pc, rank.pm + comm + work, rank.pw);
+      this.freePosted.push(recv);
     } else {
       // Eager data leaves now; rendezvous data when the receive is there (postRecv).
       const queued = same || !eager ? 0 : this.linkQueue(srcNode, time, op.bytes);
@@ -1038,12 +1044,42 @@ export class PemEngine {
   }
 
   private message(rank: RankState, op: PemOp, dst: number, time: number, eager: boolean, oneWay: number, zeroWay: number, copy: number, copied: boolean, node: number, sender: Completion | null): Message {
-    return { time, src: rank.rank, dst, bytes: op.bytes, eager, oneWay, zeroWay, copy, copied, node, pc: rank.pc, pm: rank.pm, pw: rank.pw, sender, racing: false, matched: null, payload: op.payload, seq: 0 };
+    const msg = this.freeMessages.pop();
+    if (!msg) return { time, src: rank.rank, dst, bytes: op.bytes, eager, oneWay, zeroWay, copy, copied, node, pc: rank.pc, pm: rank.pm, pw: rank.pw, sender, racing: false, matched: null, payload: op.payload, seq: 0 };
+    msg.time = time;
+    msg.src = rank.rank;
+    msg.dst = dst;
+    msg.bytes = op.bytes;
+    msg.eager = eager;
+    msg.oneWay = oneWay;
+    msg.zeroWay = zeroWay;
+    msg.copy = copy;
+    msg.copied = copied;
+    msg.node = node;
+    msg.pc = rank.pc;
+    msg.pm = rank.pm;
+    msg.pw = rank.pw;
+    msg.sender = sender;
+    msg.racing = false;
+    msg.matched = null;
+    msg.payload = op.payload;
+    msg.seq = 0;
+    return msg;
   }
 
   /** A receive of `rank` posted at `time`; Mailboxes.holdRecv numbers it when no message matches it. */
   private posted(rank: RankState, op: PemOp, time: number, done: Completion): PostedRecv {
-    return { op, time, seq: 0, copy: op.copySeconds, pc: rank.pc, pm: rank.pm, pw: rank.pw, done };
+    const recv = this.freePosted.pop();
+    if (!recv) return { op, time, seq: 0, copy: op.copySeconds, pc: rank.pc, pm: rank.pm, pw: rank.pw, done };
+    recv.op = op;
+    recv.time = time;
+    recv.seq = 0;
+    recv.copy = op.copySeconds;
+    recv.pc = rank.pc;
+    recv.pm = rank.pm;
+    recv.pw = rank.pw;
+    recv.done = done;
+    return recv;
   }
 
   private postRecv(rank: RankState, op: PemOp, time: number, done: Completion): void {
@@ -1066,6 +1102,7 @@ export class PemEngine {
     }
     if (msg.eager) {
       this.deliverEager(msg, done, time, rank.pc, rank.pm, rank.pw);
+      this.freeMessages.push(msg);
       return;
     }
     // Rendezvous: the request-to-send arrives at msg.time + L₀; the reply and the data follow.
@@ -1080,6 +1117,7 @@ export class PemEngine {
     const pw = senderFirst ? msg.pw : rank.pw;
     this.resolve(done, at, pc, pm, pw);
     if (msg.sender) this.resolve(msg.sender, at + work, pc, pm + work, pw);
+    this.freeMessages.push(msg);
   }
 }
 
