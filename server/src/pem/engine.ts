@@ -291,6 +291,8 @@ export class PemEngine {
   /** Messages and receives matched and done with, for reuse: at thousands of ranks they outlive V8's young generation. */
   private readonly freeMessages: Message[] = [];
   private readonly freePosted: PostedRecv[] = [];
+  /** Completions a wait has taken once they were resolved, for reuse, as messages'. */
+  private readonly freeCompletions: Completion[] = [];
   /** Scratch for turnsWait. */
   private readonly earliestFinishes: number[] = [];
 
@@ -831,7 +833,7 @@ export class PemEngine {
       }
       case OpKind.Recv:
       case OpKind.Irecv: {
-        const done = new Completion();
+        const done = this.completion();
         if (op.peer < 0) this.resolve(done, time, rank.pc, rank.pm, rank.pw);
         else this.postRecv(rank, op, time, done);
         if (op.kind === OpKind.Irecv) {
@@ -843,7 +845,7 @@ export class PemEngine {
       case OpKind.Exchange: {
         // Eager by construction (collectiveRounds): its send is done, and it waits for its receive.
         this.send(rank, op, time);
-        const done = new Completion();
+        const done = this.completion();
         this.postRecv(rank, op, time, done);
         return this.blockOnOne(rank, done, time);
       }
@@ -896,8 +898,10 @@ export class PemEngine {
 
   private blockOn(rank: RankState, done: Completion): void {
     rank.until.work += done.work;
-    if (done.resolved) this.merge(rank.until, done);
-    else {
+    if (done.resolved) {
+      this.merge(rank.until, done);
+      if (done !== EAGER_SENT) this.freeCompletions.push(done);
+    } else {
       done.waiter = rank;
       rank.unresolved++;
     }
@@ -961,6 +965,20 @@ export class PemEngine {
     this.scheduleNode(node);
   }
 
+  /** A completion not resolved yet: one a wait gave back, or a new one. */
+  private completion(): Completion {
+    const done = this.freeCompletions.pop();
+    if (!done) return new Completion();
+    done.resolved = false;
+    done.time = 0;
+    done.work = 0;
+    done.pc = 0;
+    done.pm = 0;
+    done.pw = 0;
+    done.waiter = null;
+    return done;
+  }
+
   private merge(into: Completion, done: Completion): void {
     if (done.time > into.time) {
       into.time = done.time;
@@ -982,6 +1000,7 @@ export class PemEngine {
     done.waiter = null;
     waiter.until.work += done.work;
     this.merge(waiter.until, done);
+    this.freeCompletions.push(done);
     if (--waiter.unresolved === 0) this.queue.push(waiter.until.time, rankEventId(waiter.rank), 0);
   }
 
@@ -999,7 +1018,7 @@ export class PemEngine {
     const same = srcNode === this.input.nodeOf[dst];
     const network = this.input.network;
     const eager = op.bytes <= network.eagerLimitBytes;
-    const done = eager ? EAGER_SENT : new Completion();
+    const done = eager ? EAGER_SENT : this.completion();
     const receiver = this.ranks[dst];
     const dstTurn = this.turn(receiver, rank.rank) + (this.tick > 0 ? this.tickWait(receiver, rank.rank, time) : 0);
     const full = network.oneWay(op.bytes, same);
