@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { OTF2_CONVERTER, RECORDER_LIBRARY, builtFile } from './artifacts';
 import { mpirunArgv, runMpi } from './launch';
 import { readErrorReason } from '../readError';
+import { rankList } from '../pem/rankList';
 
 const execFileAsync = promisify(execFile);
 
@@ -116,7 +117,7 @@ function archiveIncompleteReason(summary: Pick<TraceSummary, 'exitCode' | 'signa
     const launcher = launcherReason(summary);
     if (launcher) reasons.push(launcher);
   }
-  if (unfinished.length > 0) reasons.push(`rank(s) ${unfinished.join(', ')} did not reach MPI_Finalize`);
+  if (unfinished.length > 0) reasons.push(`rank(s) ${rankList(unfinished)} did not reach MPI_Finalize`);
   if (ranks.length < np) reasons.push(`${np - ranks.length} rank(s) left no trace`);
   for (const r of ranks) if (r.truncated) reasons.push(r.truncated);
   return reasons.length ? reasons.join('; ') : undefined;

@@ -19,6 +19,7 @@
 
 import { Otf2Archive } from '../trace/otf2Archive';
 import { OpKind, PemOp, RankStream } from './ops';
+import { factorList, rankList } from './rankList';
 
 /** How one rank's computations are replaced. */
 export interface RankComputeMatch {
@@ -146,13 +147,13 @@ export function describeComputeMatches(matches: readonly RankComputeMatch[], oth
   const notes: string[] = [];
   if (pooled.size > 0) {
     const ranks = [...pooled].sort((a, b) => a - b);
-    notes.push(`computation from ${otherTrace}: ranks ${ranks.join(', ')} run each other's tasks, so their own computations were scaled by one factor, ${matches[ranks[0]].scale.toFixed(3)}`);
+    notes.push(`computation from ${otherTrace}: ranks ${rankList(ranks)} run each other's tasks, so their own computations were scaled by one factor, ${matches[ranks[0]].scale.toFixed(3)}`);
   }
   const scaled = matches.map((m, rank) => ({ m, rank })).filter(({ m, rank }) => !m.aligned && !pooled.has(rank));
   if (scaled.length === 0) return notes;
   return [
     ...notes,
-    `computation from ${otherTrace}: rank${scaled.length > 1 ? 's' : ''} ${scaled.map(({ rank }) => rank).join(', ')} sent, received or joined collectives otherwise there, so ${scaled.length > 1 ? 'their' : 'its'} own computations were scaled by ${scaled.map(({ m }) => m.scale.toFixed(3)).join(', ')}`,
+    `computation from ${otherTrace}: rank${scaled.length > 1 ? 's' : ''} ${rankList(scaled.map(({ rank }) => rank))} sent, received or joined collectives otherwise there, so ${scaled.length > 1 ? 'their' : 'its'} own computations were scaled by ${factorList(scaled.map(({ m }) => m.scale))}`,
   ];
 }
 

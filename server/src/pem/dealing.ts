@@ -17,6 +17,7 @@
 // The workers' operations are held in memory, as a task may go to any of them.
 
 import { OpKind, PemOp, RankStream } from './ops';
+import { rankList } from './rankList';
 
 /** A rank's stream over a trace file, closed when done with. */
 export type ClosableStream = RankStream & { close(): void };
@@ -98,7 +99,7 @@ export function findDealers(streamsOf: () => ClosableStream[], candidates: reado
     taken.add(dealer.rank);
     for (const worker of dealer.workers) taken.add(worker);
     dealers.push(dealer);
-    notes.push(`rank ${dealer.rank} deals tasks by MPI_ANY_SOURCE to ranks ${[...dealer.workers].sort((a, b) => a - b).join(', ')}: in each prediction a task goes to the worker that asks first, with its traced work`);
+    notes.push(`rank ${dealer.rank} deals tasks by MPI_ANY_SOURCE to ranks ${rankList(dealer.workers)}: in each prediction a task goes to the worker that asks first, with its traced work`);
   }
   return dealers;
 }
