@@ -313,6 +313,8 @@ export class WhatIfTab {
           data: s.perRank.map((r) => r.finishSeconds),
           borderColor: seriesColor(SERIES[i % SERIES.length]),
           backgroundColor: seriesColor(SERIES[i % SERIES.length]),
+          // Thousands of ranks make a line; a dot each would hide it.
+          pointRadius: s.perRank.length > RANKS_WITH_DOTS ? 0 : 3,
         })),
       },
       options: { responsive: true, maintainAspectRatio: false, scales: { x: { title: { display: true, text: 'rank' } }, y: { title: { display: true, text: 'finish, s' } } } },
@@ -328,6 +330,9 @@ function customNetworkLabel(net: { latencySeconds: number; bandwidthBytesPerSeco
 export function scenarioName(s: WhatIfScenarioResult): string {
   return `${s.placement} · ${s.network.replace(/\s*\(.*\)\s*$/, '')}`;
 }
+
+/** Ranks up to which the finish chart marks each rank with a dot. */
+const RANKS_WITH_DOTS = 64;
 
 /** Problems listed one by one; a trace damaged throughout has thousands, which the CLI prints all of. */
 const PROBLEMS_SHOWN = 20;
