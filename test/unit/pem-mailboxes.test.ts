@@ -34,18 +34,19 @@ function reference(held: Msg[], dst: number, recv: { peer: number; comm: number;
   return best;
 }
 
-test('wildcard receives take what a scan of every held message takes, through 30,000 random sends and receives', () => {
+test('wildcard receives take what a scan of every held message takes, through 60,000 random sends and receives', () => {
   let wildcardsMatched = 0;
   let tagOrderMattered = 0;
   for (const seed of [11, 12, 13]) {
     const random = mulberry32(seed);
-    const ranks = 24;
+    // More senders than a receiver keeps before it forgets idle ones (SENDERS_SWEEP_AT).
+    const ranks = 48;
     const boxes = new Mailboxes<Msg, Posted>(ranks);
     const held: Msg[] = [];
     // The engine reuses a received message's object for a later send (PemEngine.message).
     const received: Msg[] = [];
     const pick = <T>(items: T[]) => items[Math.floor(random() * items.length)];
-    for (let step = 0; step < 10_000; step++) {
+    for (let step = 0; step < 20_000; step++) {
       if (random() < 0.55) {
         // Three receivers take most traffic; tags include a collective's negative round tag.
         const dst = pick([0, 1, 2, Math.floor(random() * ranks)]);

@@ -53,6 +53,8 @@ class PairChannels<M extends Sent, R extends Posted> {
   readonly byKey = new IdTable<Channel<M, R>>();
   /** When it holds this many its idle channels are forgotten; then at twice those in flight, so many in flight are not scanned at every message. */
   forgetAt = PAIR_CHANNELS_MAX;
+  /** The channel used last: most pairs use one, and it is found without the table. */
+  last: Channel<M, R> | null = null;
 }
 
 /** A receiver's senders with channels kept before the idle channels of all are forgotten. */
@@ -110,7 +112,17 @@ export class Mailboxes<M extends Sent, R extends Posted> {
   channel(src: number, dst: number, comm: number, tag: number): Channel<M, R> {
     // Small enough to be inlined into the engine's send and receive: a new channel is opened apart.
     const channels = this.receivers[dst].bySender.get(src);
-    return channels?.byKey.get(comm * 4294967296 + tag) ?? this.openChannel(channels, src, dst, comm, tag);
+    const last = channels?.last;
+    if (last && last.comm === comm && last.tag === tag) return last;
+    return this.findChannel(channels, src, dst, comm, tag);
+  }
+
+  /** The pair's channel on `comm` and `tag` from its table, or a new one; the pair's last. */
+  private findChannel(channels: PairChannels<M, R> | undefined, src: number, dst: number, comm: number, tag: number): Channel<M, R> {
+    const found = channels?.byKey.get(comm * 4294967296 + tag);
+    if (!found) return this.openChannel(channels, src, dst, comm, tag);
+    channels!.last = found;
+    return found;
   }
 
   /** A new channel, on the pair's `channels` when it has any. */
@@ -127,6 +139,7 @@ export class Mailboxes<M extends Sent, R extends Posted> {
     channel.comm = comm;
     channel.tag = tag;
     channels.byKey.set(comm * 4294967296 + tag, channel);
+    channels.last = channel;
     return channel;
   }
 
@@ -252,6 +265,8 @@ export class Mailboxes<M extends Sent, R extends Posted> {
   private forgetIdle(channels: PairChannels<M, R>): void {
     channels.byKey.deleteWhere((channel) => {
       if (channel.sends.length > 0 || channel.recvs.length > 0) return false;
+      // Its object goes to another pair's channel.
+      if (channel === channels.last) channels.last = null;
       this.idleChannels.push(channel);
       return true;
     });
