@@ -10,6 +10,7 @@ import { CriticalPath, EngineResult, PemEngine } from './engine';
 import { computeTraceMismatch, describeComputeMatches, matchRankCompute, poolComputeMatches, RankComputeMatch, scaledCompute, timedComputeScales, withComputeFrom } from './computeSource';
 import { dealTasks, findDealers } from './dealing';
 import { cpuTimeMetrics, Otf2RankStream, TraceOpsOptions } from './otf2Ops';
+import { Pace } from './pace';
 import { OpKind, PemOp, RankStream } from './ops';
 import { engineNetwork, mapPlacement, parseMapText, Placement, placementRanksPerCore, samePlacement, ScenarioError, spreadPlacement, tracedPlacement, unpinnedOversubscribed } from './scenario';
 import { readErrorReason } from '../readError';
@@ -95,11 +96,7 @@ export function predictionProblems(prediction: WhatIfPrediction): string[] {
   return [...prediction.traceProblems, ...prediction.scenarios.flatMap((s) => (s.problems ?? []).map((p) => `${s.placement}, ${s.network}: ${p}`))];
 }
 
-export class CancelledError extends Error {
-  constructor() {
-    super('cancelled');
-  }
-}
+export { CancelledError } from './pace';
 
 /**
  * The traced network when none is given: shared memory on one host, Open MPI 4.1 vader/TCP
@@ -142,8 +139,8 @@ export function readMapFile(file: string): number[] {
   return parseMapText(text, file);
 }
 
-/** Operations simulated between progress reports and cancellation checks. */
-const SLICE = 200_000;
+/** Operations simulated between looks at the clock (Pace.due). */
+const SLICE = 5_000;
 
 export async function predictScenarios(
   tracePath: string,
@@ -157,9 +154,10 @@ export async function predictScenarios(
   const traced = options.tracedNetwork ?? DEFAULT_TRACED_NETWORK;
   const communicators = communicatorRanks(archive.defs);
   const traceProblems: string[] = archive.problems.map((p) => `${p.file} @${p.offset}: ${p.message}`);
-  const { open: streamsOf, anySourceRanks } = rankStreamFactory(archive, options.eventCostSeconds, traced);
+  const pace = new Pace(cancel);
+  const { open: streamsOf, anySourceRanks } = await rankStreamFactory(archive, options.eventCostSeconds, traced, pace);
   const computeArchive = options.computeFrom !== undefined ? openTrace(options.computeFrom) : undefined;
-  const computeStreamsOf = computeArchive ? rankStreamFactory(computeArchive, options.eventCostSeconds, options.computeFromNetwork ?? traced).open : undefined;
+  const computeStreamsOf = computeArchive ? (await rankStreamFactory(computeArchive, options.eventCostSeconds, options.computeFromNetwork ?? traced, pace)).open : undefined;
   const notes: string[] = [];
   const warnings = unpinnedOversubscribed(archive.ranks).map(unpinnedWarning);
   const dealers = findDealers(streamsOf, anySourceRanks, notes);
@@ -200,24 +198,24 @@ export async function predictScenarios(
   const replays = bounds.reduce((sum, b) => sum + 1 + b.length, 0);
   // A trace is read with the network it was recorded on: a bound of that network reads it anew.
   const readers = new Map<CommTable, () => Otf2RankStream[]>([[traced, streamsOf]]);
-  const streamsRecordedOn = (network: CommTable) => {
+  const streamsRecordedOn = async (network: CommTable) => {
     let open = readers.get(network);
-    if (!open) readers.set(network, (open = rankStreamFactory(archive, options.eventCostSeconds, network).open));
+    if (!open) readers.set(network, (open = (await rankStreamFactory(archive, options.eventCostSeconds, network, pace)).open));
     return open();
   };
   const computeReaders = new Map<CommTable, () => Otf2RankStream[]>(computeStreamsOf ? [[options.computeFromNetwork ?? traced, computeStreamsOf]] : []);
-  const computeStreamsRecordedOn = (network: CommTable) => {
+  const computeStreamsRecordedOn = async (network: CommTable) => {
     if (!computeArchive) return [];
     const recordedOn = options.computeFromNetwork ?? network;
     let open = computeReaders.get(recordedOn);
-    if (!open) computeReaders.set(recordedOn, (open = rankStreamFactory(computeArchive, options.eventCostSeconds, recordedOn).open));
+    if (!open) computeReaders.set(recordedOn, (open = (await rankStreamFactory(computeArchive, options.eventCostSeconds, recordedOn, pace)).open));
     return open();
   };
   let replayed = 0;
   /** Streams the trace, read as recorded on `recordedOn`, through one engine; `keepFacts`: the run's time and the trace's problems come from this replay. */
   const replay = async (placement: Placement, network: CommTable, recordedOn: CommTable, keepFacts: boolean): Promise<EngineResult> => {
-    const streams = streamsRecordedOn(recordedOn);
-    const computeStreams = computeStreamsRecordedOn(recordedOn);
+    const streams = await streamsRecordedOn(recordedOn);
+    const computeStreams = await computeStreamsRecordedOn(recordedOn);
     let opStreams: RankStream[] = computeArchive ? streams.map((stream, i) => withComputeFrom(stream, computeStreams[i], computeMatches[i])) : streams;
     if (timedScales) opStreams = opStreams.map((stream, i) => scaledCompute(stream, timedScales[i]));
     try {
@@ -259,10 +257,10 @@ export async function predictScenarios(
         kernelSlowness: slowness,
       });
       while (!engine.run(SLICE)) {
-        if (cancel?.()) throw new CancelledError();
+        if (!pace.due()) continue;
         const done = streams.reduce((sum, st) => sum + st.fraction, 0) / streams.length;
         progress?.((replayed + done) / replays);
-        await new Promise((resolve) => setImmediate(resolve));
+        await pace.pause();
       }
       if (keepFacts) {
         measuredSeconds = Math.max(...streams.map((st) => st.facts.lastSeconds - st.facts.suspendedSeconds)) - origin;
@@ -431,7 +429,7 @@ const REAL_READ_MIN_SAMPLES = 100;
  * and blocking calls are charged their work less the tracer's, which predicts the run without
  * the tracer. The first pass also finds the ranks that receive with MPI_ANY_SOURCE.
  */
-function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOptions['eventCostSeconds'], tracedNetwork: CommTable): { open: () => Otf2RankStream[]; anySourceRanks: number[] } {
+async function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOptions['eventCostSeconds'], tracedNetwork: CommTable, pace: Pace): Promise<{ open: () => Otf2RankStream[]; anySourceRanks: number[] }> {
   const communicators = communicatorRanks(archive.defs);
   const cpuMetrics = cpuTimeMetrics(archive);
   const placement = tracedPlacement(archive.ranks);
@@ -456,11 +454,13 @@ function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOption
   const resumedCalls = new Map<number, number[]>();
   const realRead: number[] = [];
   const anySourceRanks: number[] = [];
-  const tracerGaps = open(archive.ranks.map((rank) => ({ unavoidableSeconds: unavoidableSeconds(ranksPerCore[rank.rank] > 1), ranksPerCore: ranksPerCore[rank.rank], sampleGaps: eventCostSeconds === 'auto' }))).map((stream) => {
+  /** Reads a rank's first operations, merges what they show into the run's costs; its tracer's gap. */
+  async function firstPassGap(stream: Otf2RankStream): Promise<number> {
     const gaps: number[] = [];
     for (let op = stream.next(), count = 0; op && count < FIRST_PASS_OPS; op = stream.next(), count++) {
       // The first computation is the program's start-up, not a gap between calls.
       if (eventCostSeconds === 'auto' && count > 0 && op.kind !== OpKind.End) gaps.push(op.compute);
+      if (count % SLICE === 0 && pace.due()) await pace.pause();
     }
     stream.close();
     // The recorder counts them for the whole run; the first pass sees those of other tools' traces early on.
@@ -483,7 +483,14 @@ function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOption
     const sampled = samples && samples.real.length >= REAL_READ_MIN_SAMPLES && samples.estimated.length >= REAL_READ_MIN_SAMPLES;
     realRead.push(sampled ? Math.max(0, lowQuantile(samples.real) - lowQuantile(samples.estimated)) : 0);
     return lowQuantile(gaps);
-  });
+  }
+  const tracerGaps: number[] = [];
+  const firstPass = open(archive.ranks.map((rank) => ({ unavoidableSeconds: unavoidableSeconds(ranksPerCore[rank.rank] > 1), ranksPerCore: ranksPerCore[rank.rank], sampleGaps: eventCostSeconds === 'auto' })));
+  try {
+    for (const stream of firstPass) tracerGaps.push(await firstPassGap(stream));
+  } finally {
+    for (const stream of firstPass) stream.close();
+  }
   for (const [region, calls] of collectiveCalls) inCall.set(region, collectiveWork(calls.work, calls.members));
   takeRecordedSmallest(archive, inCall, collectiveRegions);
   shareWaitWork(archive.defs.regions, inCall);
