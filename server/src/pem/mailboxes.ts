@@ -83,8 +83,9 @@ const takesTag = (op: PemOp, tag: number) => (op.anyTag ? tag >= 0 : op.tag === 
 /** The messages and receives in flight between the ranks of a run, matched as MPI matches them. */
 export class Mailboxes<M extends Sent, R extends Posted> {
   /**
-   * Per receiver, by sender, then by communicator and tag: a rank's own table rather than one
-   * for all pairs, whose lookups missed the caches at thousands of ranks (docs/pem.md, Performance).
+   * Per receiver, by sender, then by communicator and tag: a rank's own table rather than one for
+   * all pairs, so that its MPI_ANY_SOURCE receives look among its own senders and it forgets its
+   * idle senders' channels by itself.
    */
   private readonly receivers: ReceiverPairs<M, R>[];
   /** Channels forgotten, for reuse. */
