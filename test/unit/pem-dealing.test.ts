@@ -8,6 +8,7 @@ import { COLL_REDUCE } from '../../server/src/pem/collectives';
 import { dealTasks, Dealer, findDealer, findDealers } from '../../server/src/pem/dealing';
 import { EngineNetwork, simulate } from '../../server/src/pem/engine';
 import { arrayStream, op, OpKind, PemOp, RankStream } from '../../server/src/pem/ops';
+import { CancelledError, Pace } from '../../server/src/pem/pace';
 
 const INSTANT: EngineNetwork = { eagerLimitBytes: 65536, oneWay: () => 0 };
 const TASK = 1;
@@ -66,17 +67,17 @@ function replay(streams: RankStream[], nodeOf = NODE_OF, coresPerNode = CORES, n
   return { result, tasksRun, workDone };
 }
 
-function dealer(costs: readonly number[]): Dealer {
-  const found = findDealer(0, arrayStream(masterWorker(costs, 3)[0]));
+async function dealer(costs: readonly number[]): Promise<Dealer> {
+  const found = await findDealer(0, arrayStream(masterWorker(costs, 3)[0]));
   assert.ok(found && typeof found !== 'string', String(found));
   return found;
 }
 
-test('a task goes to the worker that asks first: the one with a core of its own takes half of them', () => {
+test('a task goes to the worker that asks first: the one with a core of its own takes half of them', async () => {
   const costs = Array.from({ length: 30 }, () => 1);
-  const found = dealer(costs);
+  const found = (await dealer(costs));
   assert.deepEqual([...found.workers].sort(), [1, 2, 3]);
-  const dealt = dealTasks(masterWorker(costs, 3).map(arrayStream), found);
+  const dealt = await dealTasks(masterWorker(costs, 3).map(arrayStream), found);
   assert.ok(Array.isArray(dealt), String(dealt));
   const { result, tasksRun } = replay(dealt);
   assert.equal(result.complete, true, result.problems.join('; '));
@@ -90,10 +91,10 @@ test('a task goes to the worker that asks first: the one with a core of its own 
   assert.deepEqual(traced.tasksRun, [0, 10, 10, 10]);
 });
 
-test("every task runs once, with its own traced work, whoever runs it", () => {
+test("every task runs once, with its own traced work, whoever runs it", async () => {
   const random = mulberry32(7);
   const costs = Array.from({ length: 60 }, () => 1 + 40 * random() ** 3);
-  const dealt = dealTasks(masterWorker(costs, 3).map(arrayStream), dealer(costs));
+  const dealt = await dealTasks(masterWorker(costs, 3).map(arrayStream), (await dealer(costs)));
   assert.ok(Array.isArray(dealt), String(dealt));
   const { result, tasksRun, workDone } = replay(dealt);
   assert.equal(result.complete, true, result.problems.join('; '));
@@ -104,47 +105,47 @@ test("every task runs once, with its own traced work, whoever runs it", () => {
   assert.ok(result.predictedSeconds >= total / 2 - 1e-9 && result.predictedSeconds <= total / 2 + Math.max(...costs), `${result.predictedSeconds} against ${total / 2}`);
 });
 
-test('workers that do more than compute and reply keep the trace matches, and say why', () => {
+test('workers that do more than compute and reply keep the trace matches, and say why', async () => {
   const costs = [1, 2, 3, 4, 5, 6];
   const ranks = masterWorker(costs, 3);
   // Worker 2 tells worker 3 something in its first task.
   ranks[2].splice(2, 0, op(OpKind.Send, { peer: 3, tag: 9 }));
-  const why = dealTasks(ranks.map(arrayStream), dealer(costs));
+  const why = await dealTasks(ranks.map(arrayStream), (await dealer(costs)));
   assert.equal(typeof why, 'string');
   assert.match(why as string, /^rank 2 takes tasks from rank 0 with MPI_ANY_SOURCE but does more than compute and send to it between its receives \(a send with rank 3\)/);
   // A worker that received fewer messages than the master sent it.
   const short = masterWorker(costs, 3);
   short[1].splice(0, 2);
-  assert.match(dealTasks(short.map(arrayStream), dealer(costs)) as string, /rank 1 .* receives 2 messages from it where it sent 3/);
+  assert.match(await dealTasks(short.map(arrayStream), (await dealer(costs))) as string, /rank 1 .* receives 2 messages from it where it sent 3/);
   // Only one source: nothing to deal.
-  assert.equal(findDealer(0, arrayStream([op(OpKind.Recv, { peer: 1, anySource: true }), op(OpKind.End)])), undefined);
-  assert.match(findDealer(0, arrayStream([op(OpKind.Irecv, { peer: 1, anySource: true, request: 1 }), op(OpKind.Wait, { requests: [1] }), op(OpKind.End)])) as string, /MPI_Irecv/);
+  assert.equal(await findDealer(0, arrayStream([op(OpKind.Recv, { peer: 1, anySource: true }), op(OpKind.End)])), undefined);
+  assert.match(await findDealer(0, arrayStream([op(OpKind.Irecv, { peer: 1, anySource: true, request: 1 }), op(OpKind.Wait, { requests: [1] }), op(OpKind.End)])) as string, /MPI_Irecv/);
 });
 
-test('ranks that receive from each other with MPI_ANY_SOURCE (a stencil\'s neighbours) are not a dealer and its workers', () => {
+test('ranks that receive from each other with MPI_ANY_SOURCE (a stencil\'s neighbours) are not a dealer and its workers', async () => {
   const neighbour = [op(OpKind.Recv, { peer: 1, anySource: true }), op(OpKind.Recv, { peer: 2, anySource: true }), op(OpKind.End)];
-  assert.match(findDealer(0, arrayStream(neighbour), new Set([0, 1, 2])) as string, /^rank 0 receives with MPI_ANY_SOURCE from rank 1, which does too/);
-  const found = findDealer(0, arrayStream(neighbour), new Set([0]));
+  assert.match(await findDealer(0, arrayStream(neighbour), new Set([0, 1, 2])) as string, /^rank 0 receives with MPI_ANY_SOURCE from rank 1, which does too/);
+  const found = await findDealer(0, arrayStream(neighbour), new Set([0]));
   assert.ok(found && typeof found !== 'string');
 });
 
-test('findDealers: the master of a trace is found and its pattern checked; a stencil\'s ranks say why, a few by name', () => {
+test('findDealers: the master of a trace is found and its pattern checked; a stencil\'s ranks say why, a few by name', async () => {
   const closable = (ranks: PemOp[][]) => ranks.map((ops) => Object.assign(arrayStream(ops), { close: () => undefined }));
   const costs = [1, 2, 3, 4, 5, 6];
   const notes: string[] = [];
-  const dealers = findDealers(() => closable(masterWorker(costs, 3)), [0], notes);
+  const dealers = await findDealers(() => closable(masterWorker(costs, 3)), [0], notes);
   assert.deepEqual(dealers.map((d) => d.rank), [0]);
   assert.deepEqual(notes, ['rank 0 deals tasks by MPI_ANY_SOURCE to ranks 1, 2, 3: in each prediction a task goes to the worker that asks first, with its traced work']);
   // Eight ranks in a ring, each receiving from both neighbours with MPI_ANY_SOURCE.
   const ring = Array.from({ length: 8 }, (_, r) => [op(OpKind.Recv, { peer: (r + 7) % 8, anySource: true }), op(OpKind.Recv, { peer: (r + 1) % 8, anySource: true }), op(OpKind.End)]);
   const ringNotes: string[] = [];
-  assert.deepEqual(findDealers(() => closable(ring), [0, 1, 2, 3, 4, 5, 6, 7], ringNotes), []);
+  assert.deepEqual(await findDealers(() => closable(ring), [0, 1, 2, 3, 4, 5, 6, 7], ringNotes), []);
   assert.equal(ringNotes.length, 4);
   assert.match(ringNotes[0], /^rank 0 receives with MPI_ANY_SOURCE from rank 7, which does too/);
   assert.equal(ringNotes[3], '… and 5 more ranks whose MPI_ANY_SOURCE matches are replayed as traced');
 });
 
-test('property: on random master–worker traces and placements every task runs once with its work, and every rank finishes', () => {
+test('property: on random master–worker traces and placements every task runs once with its work, and every rank finishes', async () => {
   const random = mulberry32(2026);
   for (let trial = 0; trial < 40; trial++) {
     const workers = 2 + Math.floor(random() * 5);
@@ -153,14 +154,29 @@ test('property: on random master–worker traces and placements every task runs 
     const nodeOf = Array.from({ length: workers + 1 }, () => Math.floor(random() * nodes));
     const coresPerNode = Array.from({ length: nodes }, () => 1 + Math.floor(random() * 2));
     const network: EngineNetwork = { eagerLimitBytes: 65536, oneWay: (_, same) => (same ? 0.01 : 0.1) * random(), schedulerTickSeconds: random() < 0.5 ? 4 : undefined };
-    const found = findDealer(0, arrayStream(masterWorker(costs, workers)[0]));
+    const found = await findDealer(0, arrayStream(masterWorker(costs, workers)[0]));
     const what = `trial ${trial}: ${workers} workers, ${costs.length} tasks, nodes ${nodeOf.join(',')}, cores ${coresPerNode.join(',')}`;
     assert.ok(found && typeof found !== 'string', `${what}: ${String(found)}`);
-    const dealt = dealTasks(masterWorker(costs, workers).map(arrayStream), found);
+    const dealt = await dealTasks(masterWorker(costs, workers).map(arrayStream), found);
     assert.ok(Array.isArray(dealt), `${what}: ${String(dealt)}`);
     const { result, tasksRun, workDone } = replay(dealt, nodeOf, coresPerNode, network);
     assert.equal(result.complete, true, `${what}: ${result.problems.join('; ')}`);
     assert.equal(tasksRun.reduce((a, b) => a + b, 0), costs.length, what);
     assert.ok(Math.abs(workDone - costs.reduce((a, b) => a + b, 0)) < 1e-6, what);
   }
+});
+
+test('reading a master and its workers whole gives the event loop turns: a cancellation stops it there', async () => {
+  // 3,000 tasks: the master's stream and each worker's are thousands of operations long.
+  const costs = Array.from({ length: 3000 }, () => 1);
+  const cancelled = async () => {
+    const pace = new Pace(() => true);
+    // A turn is due once 50 ms of work have passed.
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    return pace;
+  };
+  await assert.rejects(findDealer(0, arrayStream(masterWorker(costs, 3)[0]), new Set(), await cancelled()), CancelledError);
+  await assert.rejects(dealTasks(masterWorker(costs, 3).map(arrayStream), await dealer(costs), await cancelled()), CancelledError);
+  // Without a cancellation the same reads complete.
+  assert.ok(Array.isArray(await dealTasks(masterWorker(costs, 3).map(arrayStream), await dealer(costs), new Pace())));
 });

@@ -17,6 +17,7 @@
 // The workers' operations are held in memory, as a task may go to any of them.
 
 import { OpKind, PemOp, RankStream } from './ops';
+import { Pace } from './pace';
 import { rankList } from './rankList';
 
 /** A rank's stream over a trace file, closed when done with. */
@@ -44,10 +45,11 @@ class Task {
  * a wildcard receive from a rank of `alsoWildcard` (ranks that receive with MPI_ANY_SOURCE too,
  * as neighbours in a stencil do): such peers are not workers.
  */
-export function findDealer(rank: number, stream: RankStream, alsoWildcard: ReadonlySet<number> = new Set()): Dealer | string | undefined {
+export async function findDealer(rank: number, stream: RankStream, alsoWildcard: ReadonlySet<number> = new Set(), pace?: Pace): Promise<Dealer | string | undefined> {
   const workers = new Set<number>();
   const sentTo = new Map<number, number>();
   for (let op = stream.next(); op; op = stream.next()) {
+    if (pace?.counted()) await pace.pause();
     if (op.anySource && op.peer >= 0) {
       if (op.kind !== OpKind.Recv) return `rank ${rank} posts MPI_ANY_SOURCE receives with MPI_Irecv; its matches are replayed as traced`;
       if (alsoWildcard.has(op.peer) && op.peer !== rank) return `rank ${rank} receives with MPI_ANY_SOURCE from rank ${op.peer}, which does too; their matches are replayed as traced`;
@@ -67,13 +69,14 @@ const NOT_DEALERS_SHOWN = 3;
  * workers' streams are split once to check the pattern. A worker of two dealers, or a dealer that
  * is another's worker, keeps the trace's matches.
  */
-export function findDealers(streamsOf: () => ClosableStream[], candidates: readonly number[], notes: string[]): Dealer[] {
+export async function findDealers(streamsOf: () => ClosableStream[], candidates: readonly number[], notes: string[], pace?: Pace): Promise<Dealer[]> {
   if (candidates.length === 0) return [];
   const wildcardRanks = new Set(candidates);
   const streams = streamsOf();
   let found: (Dealer | string | undefined)[];
   try {
-    found = candidates.map((rank) => findDealer(rank, streams[rank], wildcardRanks));
+    found = [];
+    for (const rank of candidates) found.push(await findDealer(rank, streams[rank], wildcardRanks, pace));
   } finally {
     for (const stream of streams) stream.close();
   }
@@ -90,7 +93,7 @@ export function findDealers(streamsOf: () => ClosableStream[], candidates: reado
       continue;
     }
     const check = streamsOf();
-    const dealt = dealTasks(check, dealer);
+    const dealt = await dealTasks(check, dealer, pace);
     for (const stream of check) stream.close();
     if (typeof dealt === 'string') {
       notes.push(dealt);
@@ -109,11 +112,11 @@ export function findDealers(streamsOf: () => ClosableStream[], candidates: reado
  * its replies and attaches each message's task; each worker's stream runs the tasks it receives.
  * Reads the workers' streams whole. Returns why not when a worker does more than the pattern.
  */
-export function dealTasks(streams: readonly RankStream[], dealer: Dealer): RankStream[] | string {
+export async function dealTasks(streams: readonly RankStream[], dealer: Dealer, pace?: Pace): Promise<RankStream[] | string> {
   const tasks = new Map<number, Task[]>();
   const workerStreams = new Map<number, RankStream>();
   for (const worker of dealer.workers) {
-    const split = splitWorker(worker, streams[worker], dealer);
+    const split = await splitWorker(worker, streams[worker], dealer, pace);
     if (typeof split === 'string') return split;
     tasks.set(worker, split.tasks);
     workerStreams.set(worker, workerStream(dealer.rank, split.prefix, split.first));
@@ -122,7 +125,7 @@ export function dealTasks(streams: readonly RankStream[], dealer: Dealer): RankS
 }
 
 /** A worker's operations before its first receive from the dealer, that receive, and the tasks that follow each. */
-function splitWorker(worker: number, stream: RankStream, dealer: Dealer): { prefix: PemOp[]; first: PemOp; tasks: Task[] } | string {
+async function splitWorker(worker: number, stream: RankStream, dealer: Dealer, pace?: Pace): Promise<{ prefix: PemOp[]; first: PemOp; tasks: Task[] } | string> {
   const prefix: PemOp[] = [];
   const tasks: Task[] = [];
   let first: PemOp | undefined;
@@ -133,6 +136,7 @@ function splitWorker(worker: number, stream: RankStream, dealer: Dealer): { pref
   let more: PemOp | undefined;
   const why = (what: string) => `rank ${worker} takes tasks from rank ${dealer.rank} with MPI_ANY_SOURCE but ${what}; its matches are replayed as traced`;
   for (let op = stream.next(); op; op = stream.next()) {
+    if (pace?.counted()) await pace.pause();
     if (op.kind === OpKind.End) ended = true;
     const fromDealer = op.peer === dealer.rank && (op.kind === OpKind.Recv || op.kind === OpKind.Irecv);
     if (fromDealer && op.kind === OpKind.Irecv) return why('receives from it with MPI_Irecv');

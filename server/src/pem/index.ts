@@ -160,7 +160,7 @@ export async function predictScenarios(
   const computeStreamsOf = computeArchive ? (await rankStreamFactory(computeArchive, options.eventCostSeconds, options.computeFromNetwork ?? traced, pace)).open : undefined;
   const notes: string[] = [];
   const warnings = unpinnedOversubscribed(archive.ranks).map(unpinnedWarning);
-  const dealers = findDealers(streamsOf, anySourceRanks, notes);
+  const dealers = await findDealers(streamsOf, anySourceRanks, notes, pace);
   let computeMatches: RankComputeMatch[] = [];
   // The other trace's ranks' first events: its run's start, which comes with its computations.
   let computeFirstSeconds: number[] | undefined;
@@ -220,7 +220,7 @@ export async function predictScenarios(
     if (timedScales) opStreams = opStreams.map((stream, i) => scaledCompute(stream, timedScales[i]));
     try {
       for (const dealer of dealers) {
-        const dealt = dealTasks(opStreams, dealer);
+        const dealt = await dealTasks(opStreams, dealer, pace);
         // findDealers dealt these streams once already.
         if (typeof dealt === 'string') throw new ScenarioError(dealt);
         opStreams = dealt;
@@ -460,7 +460,7 @@ async function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: Predict
     for (let op = stream.next(), count = 0; op && count < FIRST_PASS_OPS; op = stream.next(), count++) {
       // The first computation is the program's start-up, not a gap between calls.
       if (eventCostSeconds === 'auto' && count > 0 && op.kind !== OpKind.End) gaps.push(op.compute);
-      if (count % SLICE === 0 && pace.due()) await pace.pause();
+      if (pace.counted()) await pace.pause();
     }
     stream.close();
     // The recorder counts them for the whole run; the first pass sees those of other tools' traces early on.

@@ -14,15 +14,23 @@ export class CancelledError extends Error {
 
 /** Milliseconds of work between turns of the event loop. */
 const TURN_EVERY_MS = 50;
+/** Operations counted (Pace.counted) between looks at the clock. */
+const LOOK_EVERY_OPERATIONS = 4096;
 
 export class Pace {
   private last = performance.now();
+  private operations = 0;
 
   constructor(private readonly cancel?: () => boolean) {}
 
   /** Whether a turn is due: call it every few thousand operations. */
   due(): boolean {
     return performance.now() - this.last >= TURN_EVERY_MS;
+  }
+
+  /** Counts one operation of a loop; true, every few thousand, when a turn is due (then `await pause()`). */
+  counted(): boolean {
+    return ++this.operations % LOOK_EVERY_OPERATIONS === 0 && this.due();
   }
 
   /** Gives the event loop a turn; throws CancelledError when the work was cancelled. */
