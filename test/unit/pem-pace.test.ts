@@ -26,7 +26,8 @@ test('the event loop turns while a prediction of 256 ranks runs', async () => {
   let ticks = 0;
   const timer = setInterval(() => ticks++, 5);
   const started = Date.now();
-  const prediction = await predictScenarios(TRACE, [{}]);
+  const fractions: number[] = [];
+  const prediction = await predictScenarios(TRACE, [{}], {}, (fraction) => fractions.push(fraction));
   const took = Date.now() - started;
   clearInterval(timer);
   assert.equal(prediction.scenarios.length, 1);
@@ -34,14 +35,20 @@ test('the event loop turns while a prediction of 256 ranks runs', async () => {
   // A turn at least every 50 ms of work, and a prediction that lasts well beyond that.
   assert.ok(took > 200, `the prediction took ${took} ms: too short to tell`);
   assert.ok(ticks >= 3, `${ticks} timer ticks in ${took} ms`);
+  // Progress moves in the first pass (its first half: one pass, one replay) and in the replay, never back, to the end.
+  assert.ok(fractions.some((f) => f > 0 && f < 0.5), `first pass: ${fractions.join(' ')}`);
+  assert.ok(fractions.some((f) => f > 0.5 && f < 1), `replay: ${fractions.join(' ')}`);
+  assert.ok(fractions.every((f, i) => i === 0 || f >= fractions[i - 1]), fractions.join(' '));
+  assert.equal(fractions.at(-1), 1);
 });
 
 test('a cancellation stops a prediction at its next turn, in its first pass or in the replay', async () => {
-  for (const after of [0, 1]) {
+  // Progress 0 (at once: in the first pass) and past a half (in the replay).
+  for (const after of [0, 0.5]) {
     let progressed = 0;
     const started = Date.now();
     await assert.rejects(
-      predictScenarios(TRACE, [{}], {}, () => progressed++, () => progressed >= after),
+      predictScenarios(TRACE, [{}], {}, (fraction) => (progressed = fraction), () => progressed >= after),
       (error: unknown) => error instanceof CancelledError,
     );
     assert.ok(Date.now() - started < 2000, `cancelled after ${Date.now() - started} ms`);

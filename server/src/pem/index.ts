@@ -154,10 +154,19 @@ export async function predictScenarios(
   const traced = options.tracedNetwork ?? DEFAULT_TRACED_NETWORK;
   const communicators = communicatorRanks(archive.defs);
   const traceProblems: string[] = archive.problems.map((p) => `${p.file} @${p.offset}: ${p.message}`);
-  const pace = new Pace(cancel);
-  const { open: streamsOf, anySourceRanks } = await rankStreamFactory(archive, options.eventCostSeconds, traced, pace);
+  // Each scenario is replayed once, or three times with its tables' spread.
+  // Networks and placements are resolved first, so that a bad one stops nothing half done.
+  const tables = specs.map((spec) => (spec.network === undefined ? traced : resolveNetwork(spec.network)));
+  const placements = specs.map((spec) => scenarioPlacement(spec, archive, options));
+  const bounds = tables.map((table) => (options.tableSpread ? spreadBounds(table, traced) : []));
+  const replays = bounds.reduce((sum, b) => sum + 1 + b.length, 0);
   const computeArchive = options.computeFrom !== undefined ? openTrace(options.computeFrom) : undefined;
-  const computeStreamsOf = computeArchive ? (await rankStreamFactory(computeArchive, options.eventCostSeconds, options.computeFromNetwork ?? traced, pace)).open : undefined;
+  // Progress counts the first passes over the trace (and the computations' trace) and the replays, one unit each.
+  const passes = computeArchive ? 2 : 1;
+  const units = passes + replays;
+  const pace = new Pace(cancel);
+  const { open: streamsOf, anySourceRanks } = await rankStreamFactory(archive, options.eventCostSeconds, traced, pace, (fraction) => progress?.(fraction / units));
+  const computeStreamsOf = computeArchive ? (await rankStreamFactory(computeArchive, options.eventCostSeconds, options.computeFromNetwork ?? traced, pace, (fraction) => progress?.((1 + fraction) / units))).open : undefined;
   const notes: string[] = [];
   const warnings = unpinnedOversubscribed(archive.ranks).map(unpinnedWarning);
   const dealers = await findDealers(streamsOf, anySourceRanks, notes, pace);
@@ -190,12 +199,6 @@ export async function predictScenarios(
   // The traced configuration's own prediction, when asked for: how far the replay is from the run.
   let identity: number | undefined;
   const results: ScenarioResult[] = [];
-  // Each scenario is replayed once, or three times with its tables' spread: progress counts replays.
-  // Networks and placements are resolved first, so that a bad one stops nothing half done.
-  const tables = specs.map((spec) => (spec.network === undefined ? traced : resolveNetwork(spec.network)));
-  const placements = specs.map((spec) => scenarioPlacement(spec, archive, options));
-  const bounds = tables.map((table) => (options.tableSpread ? spreadBounds(table, traced) : []));
-  const replays = bounds.reduce((sum, b) => sum + 1 + b.length, 0);
   // A trace is read with the network it was recorded on: a bound of that network reads it anew.
   const readers = new Map<CommTable, () => Otf2RankStream[]>([[traced, streamsOf]]);
   const streamsRecordedOn = async (network: CommTable) => {
@@ -259,7 +262,7 @@ export async function predictScenarios(
       while (!engine.run(SLICE)) {
         if (!pace.due()) continue;
         const done = streams.reduce((sum, st) => sum + st.fraction, 0) / streams.length;
-        progress?.((replayed + done) / replays);
+        progress?.((passes + replayed + done) / units);
         await pace.pause();
       }
       if (keepFacts) {
@@ -272,7 +275,7 @@ export async function predictScenarios(
       return engine.result();
     } finally {
       for (const stream of [...streams, ...computeStreams]) stream.close();
-      progress?.(++replayed / replays);
+      progress?.((passes + ++replayed) / units);
     }
   };
   for (let s = 0; s < specs.length; s++) {
@@ -429,7 +432,13 @@ const REAL_READ_MIN_SAMPLES = 100;
  * and blocking calls are charged their work less the tracer's, which predicts the run without
  * the tracer. The first pass also finds the ranks that receive with MPI_ANY_SOURCE.
  */
-async function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: PredictOptions['eventCostSeconds'], tracedNetwork: CommTable, pace: Pace): Promise<{ open: () => Otf2RankStream[]; anySourceRanks: number[] }> {
+async function rankStreamFactory(
+  archive: Otf2Archive,
+  eventCostSeconds: PredictOptions['eventCostSeconds'],
+  tracedNetwork: CommTable,
+  pace: Pace,
+  passed?: (fraction: number) => void,
+): Promise<{ open: () => Otf2RankStream[]; anySourceRanks: number[] }> {
   const communicators = communicatorRanks(archive.defs);
   const cpuMetrics = cpuTimeMetrics(archive);
   const placement = tracedPlacement(archive.ranks);
@@ -455,12 +464,14 @@ async function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: Predict
   const realRead: number[] = [];
   const anySourceRanks: number[] = [];
   /** Reads a rank's first operations, merges what they show into the run's costs; its tracer's gap. */
-  async function firstPassGap(stream: Otf2RankStream): Promise<number> {
+  async function firstPassGap(stream: Otf2RankStream, index: number): Promise<number> {
     const gaps: number[] = [];
     for (let op = stream.next(), count = 0; op && count < FIRST_PASS_OPS; op = stream.next(), count++) {
       // The first computation is the program's start-up, not a gap between calls.
       if (eventCostSeconds === 'auto' && count > 0 && op.kind !== OpKind.End) gaps.push(op.compute);
-      if (pace.counted()) await pace.pause();
+      if (!pace.counted()) continue;
+      passed?.(index / firstPass.length);
+      await pace.pause();
     }
     stream.close();
     // The recorder counts them for the whole run; the first pass sees those of other tools' traces early on.
@@ -487,7 +498,7 @@ async function rankStreamFactory(archive: Otf2Archive, eventCostSeconds: Predict
   const tracerGaps: number[] = [];
   const firstPass = open(archive.ranks.map((rank) => ({ unavoidableSeconds: unavoidableSeconds(ranksPerCore[rank.rank] > 1), ranksPerCore: ranksPerCore[rank.rank], sampleGaps: eventCostSeconds === 'auto' })));
   try {
-    for (const stream of firstPass) tracerGaps.push(await firstPassGap(stream));
+    for (let i = 0; i < firstPass.length; i++) tracerGaps.push(await firstPassGap(firstPass[i], i));
   } finally {
     for (const stream of firstPass) stream.close();
   }
