@@ -216,8 +216,10 @@ async function main(): Promise<void> {
   const synthetic = repeated('--synth');
   const listFlags = ['--ops', '--record', '--workers', '--synth'];
   const { flags } = parseFlags(args.filter((a, i) => !listFlags.includes(a) && !listFlags.includes(args[i - 1])), { ranks: 'integer', trace: 'string', 'synth-events': 'integer' });
+  for (const [flag, list] of [['--workers', workers], ['--synth', synthetic]] as const) {
+    for (const ranks of list) if (!(Number.isInteger(ranks) && ranks >= 2)) throw new Error(`${flag} ${ranks}: needs a whole number of ranks, at least 2`);
+  }
   for (const ranks of workers) {
-    if (!(ranks >= 2)) throw new Error(`--workers ${ranks}: a master–worker needs at least 2 ranks`);
     benchEngine(sizes[0] ?? 1e6, ranks, 'master-worker');
   }
   const onlyOthers = workers.length > 0 || synthetic.length > 0;

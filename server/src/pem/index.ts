@@ -10,7 +10,7 @@ import { CriticalPath, EngineResult, PemEngine } from './engine';
 import { computeTraceMismatch, describeComputeMatches, matchRankCompute, poolComputeMatches, RankComputeMatch, scaledCompute, timedComputeScales, withComputeFrom } from './computeSource';
 import { dealTasks, findDealers } from './dealing';
 import { cpuTimeMetrics, Otf2RankStream, TraceOpsOptions } from './otf2Ops';
-import { Pace } from './pace';
+import { OPERATIONS_PER_LOOK, Pace } from './pace';
 import { OpKind, PemOp, RankStream } from './ops';
 import { engineNetwork, mapPlacement, parseMapText, Placement, placementRanksPerCore, samePlacement, ScenarioError, spreadPlacement, tracedPlacement, unpinnedOversubscribed } from './scenario';
 import { readErrorReason } from '../readError';
@@ -139,8 +139,6 @@ export function readMapFile(file: string): number[] {
   return parseMapText(text, file);
 }
 
-/** Operations simulated between looks at the clock (Pace.due). */
-const SLICE = 5_000;
 
 export async function predictScenarios(
   tracePath: string,
@@ -259,7 +257,7 @@ export async function predictScenarios(
         startSeconds: rankStartSeconds(computeFirstSeconds ?? streams.map((st) => st.facts.firstSeconds), samePlacement(placement, startsFrom)),
         kernelSlowness: slowness,
       });
-      while (!engine.run(SLICE)) {
+      while (!engine.run(OPERATIONS_PER_LOOK)) {
         if (!pace.due()) continue;
         const done = streams.reduce((sum, st) => sum + st.fraction, 0) / streams.length;
         progress?.((passes + replayed + done) / units);

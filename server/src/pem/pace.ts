@@ -14,8 +14,8 @@ export class CancelledError extends Error {
 
 /** Milliseconds of work between turns of the event loop. */
 const TURN_EVERY_MS = 50;
-/** Operations counted (Pace.counted) between looks at the clock. */
-const LOOK_EVERY_OPERATIONS = 4096;
+/** Operations between looks at the clock (Pace.counted; a replay's engine runs this many at a time). */
+export const OPERATIONS_PER_LOOK = 4096;
 
 export class Pace {
   private last = performance.now();
@@ -30,7 +30,7 @@ export class Pace {
 
   /** Counts one operation of a loop; true, every few thousand, when a turn is due (then `await pause()`). */
   counted(): boolean {
-    return ++this.operations % LOOK_EVERY_OPERATIONS === 0 && this.due();
+    return ++this.operations % OPERATIONS_PER_LOOK === 0 && this.due();
   }
 
   /** Gives the event loop a turn; throws CancelledError when the work was cancelled. */
