@@ -17,6 +17,9 @@
 // 5. With --synth RANKS (repeatable), the whole pipeline on a halo of that many ranks with about
 //    --synth-events OTF2 events (10⁷ by default), its spool generated (bench/synthSpool.ts) and
 //    converted to OTF2 by the recorder's converter: how reading scales with the ranks.
+// 6. With --synth-workers RANKS (repeatable), the same on a master–worker of that many ranks
+//    (rank 0 takes results by MPI_ANY_SOURCE): the whole pipeline with its dealing, in which a
+//    task goes to the worker that asks first (pem/dealing.ts).
 // Prints one JSON line per measurement.
 
 import { parseFlags } from '../server/src/cli/flags';
@@ -26,7 +29,7 @@ import { predictScenarios } from '../server/src/pem';
 import { OpKind, PemOp, RankStream, op } from '../server/src/pem/ops';
 import { openOtf2Archive, openRankEvents } from '../server/src/trace/otf2Archive';
 import { OTF2_CONVERTER, builtFile } from '../server/src/mpi/artifacts';
-import { SYNTH_EVENTS_PER_RANK_ITERATION, writeHaloSpool } from './synthSpool';
+import { SYNTH_EVENTS_PER_RANK_ITERATION, SYNTH_EVENTS_PER_TASK, writeHaloSpool, writeMasterWorkerSpool } from './synthSpool';
 import { recordTrace } from '../server/src/mpi/recordTrace';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -194,10 +197,11 @@ async function benchRecorded(events: number): Promise<void> {
   }
 }
 
-async function benchSynthetic(ranks: number, events: number): Promise<void> {
+async function benchSynthetic(ranks: number, events: number, workload: 'halo' | 'master-worker'): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-bench-pem-'));
   try {
-    writeHaloSpool(dir, ranks, Math.max(1, Math.round(events / ranks / SYNTH_EVENTS_PER_RANK_ITERATION)));
+    if (workload === 'halo') writeHaloSpool(dir, ranks, Math.max(1, Math.round(events / ranks / SYNTH_EVENTS_PER_RANK_ITERATION)));
+    else writeMasterWorkerSpool(dir, ranks, Math.max(1, Math.round(events / SYNTH_EVENTS_PER_TASK)));
     execFileSync(builtFile(OTF2_CONVERTER), [dir], { stdio: ['ignore', 'ignore', 'inherit'] });
     fs.rmSync(path.join(dir, 'spool'), { recursive: true, force: true });
     execFileSync('sync');
@@ -214,21 +218,24 @@ async function main(): Promise<void> {
   const recorded = repeated('--record');
   const workers = repeated('--workers');
   const synthetic = repeated('--synth');
-  const listFlags = ['--ops', '--record', '--workers', '--synth'];
+  const syntheticWorkers = repeated('--synth-workers');
+  const listFlags = ['--ops', '--record', '--workers', '--synth', '--synth-workers'];
   const { flags } = parseFlags(args.filter((a, i) => !listFlags.includes(a) && !listFlags.includes(args[i - 1])), { ranks: 'integer', trace: 'string', 'synth-events': 'integer' });
-  for (const [flag, list] of [['--workers', workers], ['--synth', synthetic]] as const) {
+  for (const [flag, list] of [['--workers', workers], ['--synth', synthetic], ['--synth-workers', syntheticWorkers]] as const) {
     for (const ranks of list) if (!(Number.isInteger(ranks) && ranks >= 2)) throw new Error(`${flag} ${ranks}: needs a whole number of ranks, at least 2`);
   }
   for (const ranks of workers) {
     benchEngine(sizes[0] ?? 1e6, ranks, 'master-worker');
   }
-  const onlyOthers = workers.length > 0 || synthetic.length > 0;
+  const onlyOthers = workers.length > 0 || synthetic.length > 0 || syntheticWorkers.length > 0;
   if (!onlyOthers && (sizes.length > 0 || (recorded.length === 0 && !flags.trace))) {
     for (const ops of sizes.length > 0 ? sizes : [1e6, 1e7, 1e8]) benchEngine(ops, (flags.ranks as number | undefined) ?? 16, 'halo');
   }
   if (flags.trace) await benchTrace(flags.trace as string);
   for (const events of recorded) await benchRecorded(events);
-  for (const ranks of synthetic) await benchSynthetic(ranks, (flags['synth-events'] as number | undefined) ?? 1e7);
+  const syntheticEvents = (flags['synth-events'] as number | undefined) ?? 1e7;
+  for (const ranks of synthetic) await benchSynthetic(ranks, syntheticEvents, 'halo');
+  for (const ranks of syntheticWorkers) await benchSynthetic(ranks, syntheticEvents, 'master-worker');
 }
 
 main().catch((error) => {

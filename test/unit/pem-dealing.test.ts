@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mulberry32 } from '../../server/src/causal/random';
 import { COLL_REDUCE } from '../../server/src/pem/collectives';
-import { dealTasks, Dealer, findDealer, findDealers } from '../../server/src/pem/dealing';
+import { checkDealing, dealTasks, Dealer, findDealer, findDealers } from '../../server/src/pem/dealing';
 import { EngineNetwork, simulate } from '../../server/src/pem/engine';
 import { arrayStream, op, OpKind, PemOp, RankStream } from '../../server/src/pem/ops';
 import { CancelledError, Pace } from '../../server/src/pem/pace';
@@ -73,13 +73,18 @@ async function dealer(costs: readonly number[]): Promise<Dealer> {
   return found;
 }
 
+/** `ranks()`'s streams dealt, once checkDealing accepted them (each call makes fresh operations). */
+async function checkedDeal(ranks: () => PemOp[][], found: Dealer): Promise<RankStream[]> {
+  const why = await checkDealing(ranks().map(arrayStream), found);
+  assert.equal(why, undefined, why);
+  return dealTasks(ranks().map(arrayStream), found);
+}
+
 test('a task goes to the worker that asks first: the one with a core of its own takes half of them', async () => {
   const costs = Array.from({ length: 30 }, () => 1);
   const found = (await dealer(costs));
   assert.deepEqual([...found.workers].sort(), [1, 2, 3]);
-  const dealt = await dealTasks(masterWorker(costs, 3).map(arrayStream), found);
-  assert.ok(Array.isArray(dealt), String(dealt));
-  const { result, tasksRun } = replay(dealt);
+  const { result, tasksRun } = replay(await checkedDeal(() => masterWorker(costs, 3), found));
   assert.equal(result.complete, true, result.problems.join('; '));
   // 30 units on one core and two half cores: 15, where the trace's deal (10 each) takes 20.
   assert.ok(Math.abs(result.predictedSeconds - 15) <= 1, `${result.predictedSeconds}`);
@@ -94,9 +99,7 @@ test('a task goes to the worker that asks first: the one with a core of its own 
 test("every task runs once, with its own traced work, whoever runs it", async () => {
   const random = mulberry32(7);
   const costs = Array.from({ length: 60 }, () => 1 + 40 * random() ** 3);
-  const dealt = await dealTasks(masterWorker(costs, 3).map(arrayStream), (await dealer(costs)));
-  assert.ok(Array.isArray(dealt), String(dealt));
-  const { result, tasksRun, workDone } = replay(dealt);
+  const { result, tasksRun, workDone } = replay(await checkedDeal(() => masterWorker(costs, 3), await dealer(costs)));
   assert.equal(result.complete, true, result.problems.join('; '));
   assert.equal(tasksRun[1] + tasksRun[2] + tasksRun[3], 60);
   const total = costs.reduce((a, b) => a + b, 0);
@@ -110,13 +113,12 @@ test('workers that do more than compute and reply keep the trace matches, and sa
   const ranks = masterWorker(costs, 3);
   // Worker 2 tells worker 3 something in its first task.
   ranks[2].splice(2, 0, op(OpKind.Send, { peer: 3, tag: 9 }));
-  const why = await dealTasks(ranks.map(arrayStream), (await dealer(costs)));
-  assert.equal(typeof why, 'string');
-  assert.match(why as string, /^rank 2 takes tasks from rank 0 with MPI_ANY_SOURCE but does more than compute and send to it between its receives \(a send with rank 3\)/);
+  const why = await checkDealing(ranks.map(arrayStream), await dealer(costs));
+  assert.match(why ?? '', /^rank 2 takes tasks from rank 0 with MPI_ANY_SOURCE but does more than compute and send to it between its receives \(a send with rank 3\)/);
   // A worker that received fewer messages than the master sent it.
   const short = masterWorker(costs, 3);
   short[1].splice(0, 2);
-  assert.match(await dealTasks(short.map(arrayStream), (await dealer(costs))) as string, /rank 1 .* receives 2 messages from it where it sent 3/);
+  assert.match((await checkDealing(short.map(arrayStream), await dealer(costs))) ?? '', /rank 1 .* receives 2 messages from it where it sent 3/);
   // Only one source: nothing to deal.
   assert.equal(await findDealer(0, arrayStream([op(OpKind.Recv, { peer: 1, anySource: true }), op(OpKind.End)])), undefined);
   assert.match(await findDealer(0, arrayStream([op(OpKind.Irecv, { peer: 1, anySource: true, request: 1 }), op(OpKind.Wait, { requests: [1] }), op(OpKind.End)])) as string, /MPI_Irecv/);
@@ -157,9 +159,7 @@ test('property: on random master–worker traces and placements every task runs 
     const found = await findDealer(0, arrayStream(masterWorker(costs, workers)[0]));
     const what = `trial ${trial}: ${workers} workers, ${costs.length} tasks, nodes ${nodeOf.join(',')}, cores ${coresPerNode.join(',')}`;
     assert.ok(found && typeof found !== 'string', `${what}: ${String(found)}`);
-    const dealt = await dealTasks(masterWorker(costs, workers).map(arrayStream), found);
-    assert.ok(Array.isArray(dealt), `${what}: ${String(dealt)}`);
-    const { result, tasksRun, workDone } = replay(dealt, nodeOf, coresPerNode, network);
+    const { result, tasksRun, workDone } = replay(await checkedDeal(() => masterWorker(costs, workers), found), nodeOf, coresPerNode, network);
     assert.equal(result.complete, true, `${what}: ${result.problems.join('; ')}`);
     assert.equal(tasksRun.reduce((a, b) => a + b, 0), costs.length, what);
     assert.ok(Math.abs(workDone - costs.reduce((a, b) => a + b, 0)) < 1e-6, what);
@@ -176,7 +176,39 @@ test('reading a master and its workers whole gives the event loop turns: a cance
     return pace;
   };
   await assert.rejects(findDealer(0, arrayStream(masterWorker(costs, 3)[0]), new Set(), await cancelled()), CancelledError);
-  await assert.rejects(dealTasks(masterWorker(costs, 3).map(arrayStream), await dealer(costs), await cancelled()), CancelledError);
+  await assert.rejects(checkDealing(masterWorker(costs, 3).map(arrayStream), await dealer(costs), await cancelled()), CancelledError);
   // Without a cancellation the same reads complete.
-  assert.ok(Array.isArray(await dealTasks(masterWorker(costs, 3).map(arrayStream), await dealer(costs), new Pace())));
+  assert.equal(await checkDealing(masterWorker(costs, 3).map(arrayStream), await dealer(costs), new Pace()), undefined);
+});
+
+test('tasks are read as they are dealt: the operations read and not yet run stay within the tasks in flight', async () => {
+  const random = mulberry32(11);
+  const costs = Array.from({ length: 3000 }, () => 1 + 40 * random() ** 3);
+  const found = await dealer(costs);
+  assert.equal(await checkDealing(masterWorker(costs, 3).map(arrayStream), found), undefined);
+  let read = 0;
+  let ran = 0;
+  let mostHeld = 0;
+  const counted = masterWorker(costs, 3).map((ops, rank) => {
+    const stream = arrayStream(ops);
+    return rank === 0 ? stream : { next: () => { const o = stream.next(); if (o) read++; return o; } };
+  });
+  const dealt = dealTasks(counted, found);
+  assert.equal(read, 0, 'nothing is read before the replay asks');
+  const result = simulate({
+    streams: dealt,
+    nodeOf: NODE_OF,
+    coresPerNode: CORES,
+    network: INSTANT,
+    communicators: new Map([[0, [0, 1, 2, 3]]]),
+    onReport: (rank, o) => {
+      // A task is read as its result send and the receive after it (which the worker posts).
+      if (rank > 0 && ((o.kind === OpKind.Send && o.tag === RESULT) || (o.kind === OpKind.Recv && o.peer === 0))) ran++;
+      mostHeld = Math.max(mostHeld, read - ran);
+    },
+  });
+  assert.equal(result.complete, true, result.problems.join('; '));
+  assert.equal(ran, 2 * costs.length + 3);
+  // Each worker's 2,000 operations: read ahead, all 6,000 would be held at the start.
+  assert.ok(mostHeld <= 12, `${mostHeld} operations held`);
 });

@@ -14,7 +14,8 @@
 // each of those workers only computes, receives from the dealer (blocking) and sends to it, up to
 // its last receive from the dealer, whose message ends its part (the sample's stop message); after
 // that anything goes (a reduction). Other traces replay the trace's matches, with a note saying why.
-// The workers' operations are held in memory, as a task may go to any of them.
+// A worker's tasks are read from its stream as the dealer sends them, in the trace's order; a task
+// is held from that send until it has run, so memory is bounded by the tasks in flight.
 
 import { OpKind, PemOp, RankStream } from './ops';
 import { Pace } from './pace';
@@ -36,6 +37,8 @@ class Task {
     readonly ops: PemOp[],
     /** The receive that ended it (its computation before is the task's last), or null for the worker's last task. */
     readonly next: PemOp | null,
+    /** The last task's operations, read as it runs: the worker's stream after its last receive from the dealer. */
+    readonly rest?: RankStream,
   ) {}
 }
 
@@ -93,10 +96,14 @@ export async function findDealers(streamsOf: () => ClosableStream[], candidates:
       continue;
     }
     const check = streamsOf();
-    const dealt = await dealTasks(check, dealer, pace);
-    for (const stream of check) stream.close();
-    if (typeof dealt === 'string') {
-      notes.push(dealt);
+    let why: string | undefined;
+    try {
+      why = await checkDealing(check, dealer, pace);
+    } finally {
+      for (const stream of check) stream.close();
+    }
+    if (why) {
+      notes.push(why);
       continue;
     }
     taken.add(dealer.rank);
@@ -108,56 +115,96 @@ export async function findDealers(streamsOf: () => ClosableStream[], candidates:
 }
 
 /**
- * Streams in which `dealer`'s tasks go to the worker that asks first: the dealer's stream marks
- * its replies and attaches each message's task; each worker's stream runs the tasks it receives.
- * Reads the workers' streams whole. Returns why not when a worker does more than the pattern.
+ * Why `dealer`'s workers do not follow the pattern, or undefined when they do: each worker's
+ * stream is read whole, and only counted.
  */
-export async function dealTasks(streams: readonly RankStream[], dealer: Dealer, pace?: Pace): Promise<RankStream[] | string> {
-  const tasks = new Map<number, Task[]>();
-  const workerStreams = new Map<number, RankStream>();
+export async function checkDealing(streams: readonly RankStream[], dealer: Dealer, pace?: Pace): Promise<string | undefined> {
   for (const worker of dealer.workers) {
-    const split = await splitWorker(worker, streams[worker], dealer, pace);
-    if (typeof split === 'string') return split;
-    tasks.set(worker, split.tasks);
-    workerStreams.set(worker, workerStream(dealer.rank, split.prefix, split.first));
+    const why = (what: string) => `rank ${worker} takes tasks from rank ${dealer.rank} with MPI_ANY_SOURCE but ${what}; its matches are replayed as traced`;
+    let received = 0;
+    let ended = false;
+    // Every task but the last may only compute and send to the dealer (another worker may run it):
+    // the first operation that does more, which ends the pattern unless no receive from the dealer follows.
+    let more: PemOp | undefined;
+    for (let op = streams[worker].next(); op; op = streams[worker].next()) {
+      if (pace?.counted()) await pace.pause();
+      if (op.kind === OpKind.End) ended = true;
+      if (op.kind === OpKind.Irecv && op.peer === dealer.rank) return why('receives from it with MPI_Irecv');
+      if (isReceiveFrom(dealer.rank, op)) {
+        if (more) return why(`does more than compute and send to it between its receives (${kindName(more)}${more.peer >= 0 ? ` with rank ${more.peer}` : ''})`);
+        received++;
+      } else if (received > 0 && !more && op.kind !== OpKind.KeepAlive && !(op.kind === OpKind.Send && op.peer === dealer.rank)) more = op;
+    }
+    if (received === 0 || !ended) return why(received > 0 ? 'its stream ends without End' : 'never receives from it');
+    if (received !== (dealer.sentTo.get(worker) ?? 0)) return why(`receives ${received} messages from it where it sent ${dealer.sentTo.get(worker) ?? 0}`);
   }
-  return streams.map((stream, rank) => (rank === dealer.rank ? dealerStream(stream, dealer, tasks) : (workerStreams.get(rank) ?? stream)));
+  return undefined;
 }
 
-/** A worker's operations before its first receive from the dealer, that receive, and the tasks that follow each. */
-async function splitWorker(worker: number, stream: RankStream, dealer: Dealer, pace?: Pace): Promise<{ prefix: PemOp[]; first: PemOp; tasks: Task[] } | string> {
-  const prefix: PemOp[] = [];
-  const tasks: Task[] = [];
-  let first: PemOp | undefined;
-  let ops: PemOp[] = [];
-  let ended = false;
-  // Every task but the last may only compute and send to the dealer (another worker may run it):
-  // the first operation that does more, which ends the pattern unless no receive from the dealer follows.
-  let more: PemOp | undefined;
-  const why = (what: string) => `rank ${worker} takes tasks from rank ${dealer.rank} with MPI_ANY_SOURCE but ${what}; its matches are replayed as traced`;
-  for (let op = stream.next(); op; op = stream.next()) {
-    if (pace?.counted()) await pace.pause();
-    if (op.kind === OpKind.End) ended = true;
-    const fromDealer = op.peer === dealer.rank && (op.kind === OpKind.Recv || op.kind === OpKind.Irecv);
-    if (fromDealer && op.kind === OpKind.Irecv) return why('receives from it with MPI_Irecv');
-    if (!first) {
-      if (fromDealer) first = op;
-      else prefix.push(op);
-      continue;
-    }
-    if (fromDealer) {
-      if (more) return why(`does more than compute and send to it between its receives (${kindName(more)}${more.peer >= 0 ? ` with rank ${more.peer}` : ''})`);
-      tasks.push(new Task(ops, op));
-      ops = [];
-      continue;
-    }
-    if (!more && op.kind !== OpKind.KeepAlive && !(op.kind === OpKind.Send && op.peer === dealer.rank)) more = op;
-    ops.push(op);
+/**
+ * Streams in which `dealer`'s tasks go to the worker that asks first: the dealer's stream marks
+ * its replies and attaches each message's task; each worker's stream runs the tasks it receives.
+ * For streams whose pattern `checkDealing` accepted.
+ */
+export function dealTasks(streams: readonly RankStream[], dealer: Dealer): RankStream[] {
+  const tasks = new Map<number, WorkerTasks>();
+  for (const worker of dealer.workers) tasks.set(worker, new WorkerTasks(streams[worker], dealer.rank, dealer.sentTo.get(worker) ?? 0));
+  return streams.map((stream, rank) => (rank === dealer.rank ? dealerStream(stream, dealer, tasks) : workerStream(dealer.rank, tasks.get(rank)) ?? stream));
+}
+
+/** A blocking receive from the dealer: one that ends a task (or the worker's operations before its first). */
+function isReceiveFrom(dealer: number, op: PemOp): boolean {
+  return op.kind === OpKind.Recv && op.peer === dealer;
+}
+
+/**
+ * A worker's stream split at its receives from the dealer: its own operations before the first,
+ * then its tasks, each read when the dealer sends the message that carries it.
+ */
+class WorkerTasks {
+  /** Operations before the first receive, read ahead of the worker's own stream when the dealer sent first. */
+  private readonly before: PemOp[] = [];
+  private beforeAt = 0;
+  private beforeRead = false;
+  /** The first receive from the dealer (undefined until read, or if there is none). */
+  first: PemOp | undefined;
+
+  constructor(
+    private readonly source: RankStream,
+    private readonly dealer: number,
+    /** The messages the dealer sent it in the trace: the last one carries the rest of the stream. */
+    private tasksLeft: number,
+  ) {}
+
+  /** The worker's next operation before its first receive from the dealer, or undefined once there. */
+  nextBefore(): PemOp | undefined {
+    if (this.beforeAt < this.before.length) return this.before[this.beforeAt++];
+    return this.beforeRead ? undefined : this.readBefore();
   }
-  if (!first || !ended) return why(first ? 'its stream ends without End' : 'never receives from it');
-  tasks.push(new Task(ops, null));
-  if (tasks.length !== (dealer.sentTo.get(worker) ?? 0)) return why(`receives ${tasks.length} messages from it where it sent ${dealer.sentTo.get(worker) ?? 0}`);
-  return { prefix, first, tasks };
+
+  /** The next task in the trace's order; undefined past the last. */
+  nextTask(): Task | undefined {
+    while (!this.beforeRead) {
+      const op = this.readBefore();
+      if (op) this.before.push(op);
+    }
+    if (this.tasksLeft <= 0) return undefined;
+    if (--this.tasksLeft === 0) return new Task([], null, this.source);
+    const ops: PemOp[] = [];
+    for (let op = this.source.next(); op; op = this.source.next()) {
+      if (isReceiveFrom(this.dealer, op)) return new Task(ops, op);
+      ops.push(op);
+    }
+    return new Task(ops, null);
+  }
+
+  private readBefore(): PemOp | undefined {
+    const op = this.source.next();
+    if (op && !isReceiveFrom(this.dealer, op)) return op;
+    this.beforeRead = true;
+    this.first = op;
+    return undefined;
+  }
 }
 
 function kindName(op: PemOp): string {
@@ -167,8 +214,7 @@ function kindName(op: PemOp): string {
 }
 
 /** The dealer's stream: sends to a worker carry that worker's next task; a send to the source of the last wildcard receive is a reply. */
-function dealerStream(stream: RankStream, dealer: Dealer, tasks: Map<number, Task[]>): RankStream {
-  const sent = new Map<number, number>();
+function dealerStream(stream: RankStream, dealer: Dealer, tasks: Map<number, WorkerTasks>): RankStream {
   let lastSource = -1;
   return {
     next: () => {
@@ -176,9 +222,7 @@ function dealerStream(stream: RankStream, dealer: Dealer, tasks: Map<number, Tas
       if (!op) return op;
       if (op.kind === OpKind.Recv && op.anySource) lastSource = op.peer;
       else if ((op.kind === OpKind.Send || op.kind === OpKind.Isend) && dealer.workers.has(op.peer)) {
-        const k = sent.get(op.peer) ?? 0;
-        sent.set(op.peer, k + 1);
-        op.payload = tasks.get(op.peer)![k];
+        op.payload = tasks.get(op.peer)!.nextTask();
         if (op.peer === lastSource) op.toWildcardSource = true;
       }
       return op;
@@ -191,17 +235,27 @@ function dealerStream(stream: RankStream, dealer: Dealer, tasks: Map<number, Tas
  * the messages it receives carry, each followed by a receive from the dealer on any tag (the
  * next message may be another worker's task or stop message). A receive's computation before it
  * is the end of the task before it; its copy is the table's (which message it gets is not known
- * when it is posted).
+ * when it is posted). Undefined for a rank that is not a worker.
  */
-function workerStream(dealer: number, prefix: PemOp[], first: PemOp): RankStream {
-  let queue = prefix;
+function workerStream(dealer: number, tasks: WorkerTasks | undefined): RankStream | undefined {
+  if (!tasks) return undefined;
+  let before = true;
+  let queue: PemOp[] = [];
   let at = 0;
-  let next: PemOp | null = first;
+  let rest: RankStream | undefined;
+  let next: PemOp | null = null;
   let posted: PemOp | undefined;
   return {
     next: (): PemOp | undefined => {
       for (;;) {
+        if (before) {
+          const op = tasks.nextBefore();
+          if (op) return op;
+          before = false;
+          next = tasks.first ?? null;
+        }
         if (at < queue.length) return queue[at++];
+        if (rest) return rest.next();
         if (posted) {
           const task = posted.payload;
           posted = undefined;
@@ -210,6 +264,7 @@ function workerStream(dealer: number, prefix: PemOp[], first: PemOp): RankStream
           queue = task.ops;
           at = 0;
           next = task.next;
+          rest = task.rest;
           continue;
         }
         if (!next) return undefined;

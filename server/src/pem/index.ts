@@ -220,12 +220,7 @@ export async function predictScenarios(
     let opStreams: RankStream[] = computeArchive ? streams.map((stream, i) => withComputeFrom(stream, computeStreams[i], computeMatches[i])) : streams;
     if (timedScales) opStreams = opStreams.map((stream, i) => scaledCompute(stream, timedScales[i]));
     try {
-      for (const dealer of dealers) {
-        const dealt = await dealTasks(opStreams, dealer, pace);
-        // findDealers dealt these streams once already.
-        if (typeof dealt === 'string') throw new ScenarioError(dealt);
-        opStreams = dealt;
-      }
+      for (const dealer of dealers) opStreams = dealTasks(opStreams, dealer);
       // The first operation of every rank is read before the run, which fixes each rank's start.
       const firstOps = opStreams.map((stream) => stream.next());
       const origin = Math.min(...streams.map((st) => st.facts.firstSeconds).filter(Number.isFinite));
