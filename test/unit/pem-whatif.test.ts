@@ -889,3 +889,18 @@ test("with the tables' spread, each scenario is also predicted with every point 
   assert.deepEqual(header.slice(-2), ['spread_low_s', 'spread_high_s']);
   assert.deepEqual(all.slice(-2).map(Number), [range.lowSeconds, range.highSeconds]);
 });
+
+test('several scenarios read the trace once, side by side: each predicts what it predicts alone', async () => {
+  const scenarios = (np: number) => [{ nodes: 1 }, { nodes: 2 }, { nodes: 2, cyclic: true }, { nodes: np, network: 'gbe' }];
+  for (const [program, np] of PROGRAMS) {
+    const trace = traces.get(program)!;
+    // With another run's computations and timed speeds too: their streams are read once as well.
+    const options = { tracedNetwork: loadCommTable(COMM_TABLE), coresPerNode: 1, computeFrom: trace, timedCompute: { source: [1, 1, 1, 1], target: [1.1, 0.9, 1, 1.2] } };
+    const together = await predictScenarios(trace, scenarios(np), options);
+    for (const [i, scenario] of scenarios(np).entries()) {
+      const alone = await predictScenarios(trace, [scenario], options);
+      assert.deepEqual(together.scenarios[i], alone.scenarios[0], `${program}, ${JSON.stringify(scenario)}`);
+      assert.equal(together.measuredSeconds, alone.measuredSeconds);
+    }
+  }
+});

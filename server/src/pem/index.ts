@@ -9,6 +9,7 @@ import { CollectiveCosts } from './collectives';
 import { CriticalPath, EngineResult, PemEngine } from './engine';
 import { computeTraceMismatch, describeComputeMatches, matchRankCompute, poolComputeMatches, RankComputeMatch, scaledCompute, timedComputeScales, withComputeFrom } from './computeSource';
 import { dealTasks, findDealers } from './dealing';
+import { SHARED_RANKS_MAX, SharedReads } from './sharedReads';
 import { cpuTimeMetrics, Otf2RankStream, TraceOpsOptions } from './otf2Ops';
 import { OPERATIONS_PER_LOOK, Pace } from './pace';
 import { OpKind, PemOp, RankStream } from './ops';
@@ -156,7 +157,8 @@ export async function predictScenarios(
   // Networks and placements are resolved first, so that a bad one stops nothing half done.
   const tables = specs.map((spec) => (spec.network === undefined ? traced : resolveNetwork(spec.network)));
   const placements = specs.map((spec) => scenarioPlacement(spec, archive, options));
-  const bounds = tables.map((table) => (options.tableSpread ? spreadBounds(table, traced) : []));
+  const tracedAt = new Map((['low', 'high'] as SpreadBound[]).map((bound) => [bound, tableAtBound(traced, bound)]));
+  const bounds = tables.map((table) => (options.tableSpread ? spreadBounds(table, traced, tracedAt) : []));
   const replays = bounds.reduce((sum, b) => sum + 1 + b.length, 0);
   const computeArchive = options.computeFrom !== undefined ? openTrace(options.computeFrom) : undefined;
   // Progress counts the first passes over the trace (and the computations' trace) and the replays, one unit each.
@@ -202,82 +204,121 @@ export async function predictScenarios(
   const streamsRecordedOn = async (network: CommTable) => {
     let open = readers.get(network);
     if (!open) readers.set(network, (open = (await rankStreamFactory(archive, options.eventCostSeconds, network, pace)).open));
-    return open();
+    return open;
   };
   const computeReaders = new Map<CommTable, () => Otf2RankStream[]>(computeStreamsOf ? [[options.computeFromNetwork ?? traced, computeStreamsOf]] : []);
   const computeStreamsRecordedOn = async (network: CommTable) => {
-    if (!computeArchive) return [];
     const recordedOn = options.computeFromNetwork ?? network;
     let open = computeReaders.get(recordedOn);
-    if (!open) computeReaders.set(recordedOn, (open = (await rankStreamFactory(computeArchive, options.eventCostSeconds, recordedOn, pace)).open));
-    return open();
+    if (!open) computeReaders.set(recordedOn, (open = (await rankStreamFactory(computeArchive!, options.eventCostSeconds, recordedOn, pace)).open));
+    return open;
   };
+  /** A replay: a placement and network, with the trace read as recorded on `recordedOn`; `keepFacts`: the run's time and the trace's problems come from it. */
+  interface Replay {
+    placement: Placement;
+    network: CommTable;
+    recordedOn: CommTable;
+    keepFacts: boolean;
+  }
+  const plan: Replay[] = [];
+  /** Per scenario, its replay's index in `plan`, then its bounds'. */
+  const replaysOf = specs.map((_, s) => {
+    const indices = [plan.push({ placement: placements[s], network: tables[s], recordedOn: traced, keepFacts: s === 0 }) - 1];
+    for (const bound of bounds[s]) indices.push(plan.push({ placement: placements[s], network: bound.table, recordedOn: bound.traced, keepFacts: false }) - 1);
+    return indices;
+  });
+  // On few ranks the replays of one reading of the trace run side by side and read it once (sharedReads.ts); else one by one.
+  const groups = new Map<CommTable | number, number[]>();
+  const shareReads = archive.ranks.length <= SHARED_RANKS_MAX;
+  plan.forEach((r, i) => {
+    const key = shareReads ? r.recordedOn : i;
+    groups.set(key, [...(groups.get(key) ?? []), i]);
+  });
+  const engineResults: EngineResult[] = [];
   let replayed = 0;
-  /** Streams the trace, read as recorded on `recordedOn`, through one engine; `keepFacts`: the run's time and the trace's problems come from this replay. */
-  const replay = async (placement: Placement, network: CommTable, recordedOn: CommTable, keepFacts: boolean): Promise<EngineResult> => {
-    const streams = await streamsRecordedOn(recordedOn);
-    const computeStreams = await computeStreamsRecordedOn(recordedOn);
-    let opStreams: RankStream[] = computeArchive ? streams.map((stream, i) => withComputeFrom(stream, computeStreams[i], computeMatches[i])) : streams;
-    if (timedScales) opStreams = opStreams.map((stream, i) => scaledCompute(stream, timedScales[i]));
+  /** Opens the trace's (or the computations' trace's) streams for the replays of `members`: shared when there are several. */
+  const openFor = (open: () => Otf2RankStream[], members: number) => {
+    const shared = members > 1 ? new SharedReads(open) : undefined;
+    const streams = shared ? shared.streams : open();
+    return { streams, reader: (): RankStream[] => (shared ? shared.reader() : streams), close: () => (shared ? shared.close() : streams.forEach((stream) => stream.close())) };
+  };
+  for (const members of groups.values()) {
+    const recordedOn = plan[members[0]].recordedOn;
+    const trace = openFor(await streamsRecordedOn(recordedOn), members.length);
+    const compute = computeArchive ? openFor(await computeStreamsRecordedOn(recordedOn), members.length) : undefined;
+    const streams = trace.streams;
     try {
-      for (const dealer of dealers) opStreams = dealTasks(opStreams, dealer);
-      // The first operation of every rank is read before the run, which fixes each rank's start.
-      const firstOps = opStreams.map((stream) => stream.next());
-      const origin = Math.min(...streams.map((st) => st.facts.firstSeconds).filter(Number.isFinite));
-      const primed = opStreams.map((stream, i) => {
-        let held: typeof firstOps[number] | undefined = firstOps[i];
-        return {
-          next: () => {
-            if (held) {
-              const op = held;
-              held = undefined;
-              return op;
-            }
-            return stream.next();
-          },
-        };
-      });
-      const engineNet = engineNetwork(network, recordedOn, options.eventCostSeconds === undefined, preconnected);
-      // Seed 000's sharing is the documented default; turns are said where ranks share a core.
-      if (engineNet.schedulerSliceSeconds && placementRanksPerCore(placement).some((k) => k > 1)) {
-        const note = turnsNote(engineNet.schedulerSliceSeconds, engineNet.schedulerTickSeconds);
-        if (!notes.includes(note)) notes.push(note);
-      }
-      const engine = new PemEngine({
-        streams: primed,
-        nodeOf: placement.nodeOf,
-        coresPerNode: placement.coresPerNode,
-        network: engineNet,
-        communicators,
-        startSeconds: rankStartSeconds(computeFirstSeconds ?? streams.map((st) => st.facts.firstSeconds), samePlacement(placement, startsFrom)),
-        kernelSlowness: slowness,
-      });
-      while (!engine.run(OPERATIONS_PER_LOOK)) {
-        if (!pace.due()) continue;
+      // Every replay's streams before the first is read: the last to take an operation takes it itself.
+      const views = members.map(() => ({ streams: trace.reader(), computeStreams: compute?.reader() ?? [] }));
+      const engines = members.map((i, k) => startReplay(plan[i], views[k].streams, views[k].computeStreams, streams));
+      // Each engine in turn runs as many operations, so that the shared reads hold little.
+      const running = new Set(engines);
+      while (running.size > 0) {
+        for (const engine of running) if (engine.run(OPERATIONS_PER_LOOK)) running.delete(engine);
+        if (running.size === 0 || !pace.due()) continue;
         const done = streams.reduce((sum, st) => sum + st.fraction, 0) / streams.length;
-        progress?.((passes + replayed + done) / units);
+        progress?.((passes + replayed + done * members.length) / units);
         await pace.pause();
       }
-      if (keepFacts) {
+      members.forEach((i, k) => (engineResults[i] = engines[k].result()));
+      if (members.some((i) => plan[i].keepFacts)) {
+        const origin = Math.min(...streams.map((st) => st.facts.firstSeconds).filter(Number.isFinite));
         measuredSeconds = Math.max(...streams.map((st) => st.facts.lastSeconds - st.facts.suspendedSeconds)) - origin;
         for (const stream of streams) {
           for (const p of stream.problems) traceProblems.push(`${p.file} @${p.offset}: ${p.message}`);
           for (const [reason, count] of stream.skipped) traceProblems.push(`rank ${stream.rank.rank}: ${reason}${count > 1 ? ` (${count} times)` : ''}`);
         }
       }
-      return engine.result();
     } finally {
-      for (const stream of [...streams, ...computeStreams]) stream.close();
-      progress?.((passes + ++replayed) / units);
+      trace.close();
+      compute?.close();
+      replayed += members.length;
+      progress?.((passes + replayed) / units);
     }
-  };
+  }
+  /** An engine for `replay` over its own streams of the trace (and of the computations' trace); `facts`: the trace's streams, which say where each rank starts. */
+  function startReplay(replay: Replay, streams: RankStream[], computeStreams: RankStream[], facts: readonly Otf2RankStream[]): PemEngine {
+    const { placement, network, recordedOn } = replay;
+    let opStreams: RankStream[] = computeArchive ? streams.map((stream, i) => withComputeFrom(stream, computeStreams[i], computeMatches[i])) : streams;
+    if (timedScales) opStreams = opStreams.map((stream, i) => scaledCompute(stream, timedScales[i]));
+    for (const dealer of dealers) opStreams = dealTasks(opStreams, dealer);
+    // The first operation of every rank is read before the run, which fixes each rank's start.
+    const firstOps = opStreams.map((stream) => stream.next());
+    const primed = opStreams.map((stream, i) => {
+      let held: typeof firstOps[number] | undefined = firstOps[i];
+      return {
+        next: () => {
+          if (held) {
+            const op = held;
+            held = undefined;
+            return op;
+          }
+          return stream.next();
+        },
+      };
+    });
+    const engineNet = engineNetwork(network, recordedOn, options.eventCostSeconds === undefined, preconnected);
+    // Seed 000's sharing is the documented default; turns are said where ranks share a core.
+    if (engineNet.schedulerSliceSeconds && placementRanksPerCore(placement).some((k) => k > 1)) {
+      const note = turnsNote(engineNet.schedulerSliceSeconds, engineNet.schedulerTickSeconds);
+      if (!notes.includes(note)) notes.push(note);
+    }
+    return new PemEngine({
+      streams: primed,
+      nodeOf: placement.nodeOf,
+      coresPerNode: placement.coresPerNode,
+      network: engineNet,
+      communicators,
+      startSeconds: rankStartSeconds(computeFirstSeconds ?? facts.map((st) => st.facts.firstSeconds), samePlacement(placement, startsFrom)),
+      kernelSlowness: slowness,
+    });
+  }
   for (let s = 0; s < specs.length; s++) {
     const spec = specs[s];
     const placement = placements[s];
-    const result = await replay(placement, tables[s], traced, s === 0);
+    const [result, ...boundResults] = replaysOf[s].map((i) => engineResults[i]);
     if (isReplayOfTrace(spec, options) && samePlacement(placement, asTraced)) identity = result.predictedSeconds;
-    const spread = [result.predictedSeconds];
-    for (const bound of bounds[s]) spread.push((await replay(placement, bound.table, bound.traced, false)).predictedSeconds);
+    const spread = [result.predictedSeconds, ...boundResults.map((bound) => bound.predictedSeconds)];
     results.push({
       placement: placement.label,
       network: spec.network === undefined ? traced.name : tables[s].name,
@@ -301,11 +342,13 @@ export const NO_SPREAD_NOTE =
 /**
  * A scenario's tables at their fastest and at their slowest measurements, where one of them (the
  * scenario's network, or the traced one it falls back on) was measured more than once.
+ * `tracedAt`: the traced table at each bound, made once, so that every scenario's replay at a
+ * bound reads the trace as recorded on the same table (and with the others, once).
  */
-function spreadBounds(table: CommTable, traced: CommTable): { table: CommTable; traced: CommTable }[] {
+function spreadBounds(table: CommTable, traced: CommTable, tracedAt: ReadonlyMap<SpreadBound, CommTable | undefined>): { table: CommTable; traced: CommTable }[] {
   return (['low', 'high'] as SpreadBound[]).flatMap((bound) => {
-    const boundTable = tableAtBound(table, bound);
-    const boundTraced = table === traced ? boundTable : tableAtBound(traced, bound);
+    const boundTraced = tracedAt.get(bound);
+    const boundTable = table === traced ? boundTraced : tableAtBound(table, bound);
     return boundTable || boundTraced ? [{ table: boundTable ?? table, traced: boundTraced ?? traced }] : [];
   });
 }
