@@ -20,6 +20,9 @@
 // 6. With --synth-workers RANKS (repeatable), the same on a master–worker of that many ranks
 //    (rank 0 takes results by MPI_ANY_SOURCE): the whole pipeline with its dealing, in which a
 //    task goes to the worker that asks first (pem/dealing.ts).
+// 7. With --placements N1,N2,... (node counts), each trace of 2, 3 or 5 is also predicted for
+//    those placements together (side by side, reading the trace once on up to 32 ranks:
+//    pem/sharedReads.ts) and one by one, alternating which goes first, --pairs times (3).
 // Prints one JSON line per measurement.
 
 import { parseFlags } from '../server/src/cli/flags';
@@ -155,6 +158,9 @@ function benchEngine(totalOps: number, ranks: number, workload: 'halo' | 'master
   );
 }
 
+/** Placements (node counts) predicted together and one by one (--placements), and how many pairs (--pairs). */
+const together = { placements: [] as number[], pairs: 3 };
+
 async function benchTrace(trace: string): Promise<void> {
   const archive = openOtf2Archive(trace);
   if (archive.fatal) throw new Error(archive.fatal);
@@ -175,6 +181,29 @@ async function benchTrace(trace: string): Promise<void> {
   process.stdout.write(
     `${JSON.stringify({ bench: 'trace', trace, ranks: archive.ranks.length, events, readOnlyEventsPerSecond: Math.round(events / readSeconds), seconds: +seconds.toFixed(3), eventsPerSecond: Math.round(events / seconds), peakRssMiB: +(peakRss / 2 ** 20).toFixed(1), predictedSeconds: prediction.scenarios[0].predictedSeconds, measuredSeconds: prediction.measuredSeconds })}\n`,
   );
+  if (together.placements.length > 0) await benchTogether(trace, archive.ranks.length);
+}
+
+/** The trace's placements predicted together and one by one, in alternating order: seconds of each, and their ratio. */
+async function benchTogether(trace: string, ranks: number): Promise<void> {
+  const { placements, pairs } = together;
+  const scenarios = placements.map((nodes) => ({ nodes }));
+  const timed = async (run: () => Promise<unknown>) => {
+    const start = process.hrtime.bigint();
+    await run();
+    return Number(process.hrtime.bigint() - start) / 1e9;
+  };
+  const allAtOnce = () => timed(() => predictScenarios(trace, scenarios, { coresPerNode: 1 }));
+  const oneByOne = () => timed(async () => {
+    for (const scenario of scenarios) await predictScenarios(trace, [scenario], { coresPerNode: 1 });
+  });
+  for (let pair = 0; pair < pairs; pair++) {
+    const [first, second] = pair % 2 === 0 ? [await allAtOnce(), await oneByOne()] : [await oneByOne(), await allAtOnce()];
+    const [togetherSeconds, oneByOneSeconds] = pair % 2 === 0 ? [first, second] : [second, first];
+    process.stdout.write(
+      `${JSON.stringify({ bench: 'placements', trace, ranks, placements, togetherSeconds: +togetherSeconds.toFixed(3), oneByOneSeconds: +oneByOneSeconds.toFixed(3), ratio: +(togetherSeconds / oneByOneSeconds).toFixed(3) })}\n`,
+    );
+  }
 }
 
 /** OTF2 events the recorder writes per iteration of `halo 8000 N` on 8 ranks (3.72 M for N = 15000). */
@@ -220,7 +249,12 @@ async function main(): Promise<void> {
   const synthetic = repeated('--synth');
   const syntheticWorkers = repeated('--synth-workers');
   const listFlags = ['--ops', '--record', '--workers', '--synth', '--synth-workers'];
-  const { flags } = parseFlags(args.filter((a, i) => !listFlags.includes(a) && !listFlags.includes(args[i - 1])), { ranks: 'integer', trace: 'string', 'synth-events': 'integer' });
+  const { flags } = parseFlags(args.filter((a, i) => !listFlags.includes(a) && !listFlags.includes(args[i - 1])), { ranks: 'integer', trace: 'string', 'synth-events': 'integer', placements: 'string', pairs: 'integer' });
+  if (flags.placements !== undefined) {
+    together.placements = (flags.placements as string).split(',').map(Number);
+    if (!together.placements.every((nodes) => Number.isInteger(nodes) && nodes >= 1)) throw new Error(`--placements ${flags.placements}: needs node counts, as 1,2,4`);
+  }
+  together.pairs = (flags.pairs as number | undefined) ?? together.pairs;
   for (const [flag, list] of [['--workers', workers], ['--synth', synthetic], ['--synth-workers', syntheticWorkers]] as const) {
     for (const ranks of list) if (!(Number.isInteger(ranks) && ranks >= 2)) throw new Error(`${flag} ${ranks}: needs a whole number of ranks, at least 2`);
   }

@@ -35,6 +35,7 @@ node out/bench/fit.js || echo "bench: fit failed" >&2
 if bash scripts/build-mpi.sh; then
   node out/bench/recorder.js --reps 5 || echo "bench: recorder failed" >&2
   node out/bench/pem.js --ops 1e6 --ops 1e7 || echo "bench: pem failed" >&2
+  node out/bench/pem.js --record 1e7 --placements 1,2,4,8 || echo "bench: pem (placements together) failed" >&2
   node out/bench/pem.js --workers 16 --workers 4096 --synth 1024 --synth-workers 8 --synth-workers 1024 --synth-events 2000000 || echo "bench: pem (many ranks) failed" >&2
 else
   echo "bench: build-mpi failed; the recorder is not measured" >&2
