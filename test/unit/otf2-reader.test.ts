@@ -121,6 +121,20 @@ test('readers that open their file for each read hold no file open between reads
   assert.equal(openFiles(), before);
 });
 
+test('a closed reader lets its window go and keeps what it had read counted', () => {
+  const archive = openOtf2Archive(STENCIL8);
+  const rank = archive.ranks[0];
+  const reader = new Otf2EventReader(rank.eventFile, { chunkSize: archive.anchor!.chunkSizeEvents, mappings: rank.local.mappings, windowBytes: 8192 });
+  for (let i = 0; i < 100; i++) assert.ok(reader.next());
+  const fraction = reader.fraction;
+  assert.ok(fraction > 0 && fraction < 1, `${fraction}`);
+  assert.equal(reader.windowBytes, 8192);
+  reader.close();
+  assert.equal(reader.windowBytes, 0);
+  assert.equal(reader.fraction, fraction);
+  assert.equal(reader.next(), false);
+});
+
 test('a missing file and a non-OTF2 file are clear errors naming the file', () => {
   assert.match(openOtf2Archive('/nonexistent/x.otf2').fatal!, /\/nonexistent\/x\.otf2: cannot read the OTF2 anchor file \(no such file\)/);
   assert.match(openOtf2Archive(path.join(__dirname, '../../../package.json')).fatal!, /package\.json: not a readable OTF2 anchor file/);

@@ -32,6 +32,8 @@ const OTF2_TYPE_DOUBLE = 10;
 const OTF2_TYPE_INT64 = 8;
 /** Room kept in the window before decoding a record without a length (type, size, 8 bytes). */
 const SMALL_RECORD = 32;
+/** What a closed reader holds instead of its window. */
+const NO_BYTES = new Uint8Array(0);
 
 export interface EventReaderOptions {
   chunkSize: number;
@@ -137,6 +139,11 @@ export class Otf2EventReader {
     this.startChunk(0);
   }
 
+  /** Bytes of the file the reader holds (none once closed). */
+  get windowBytes(): number {
+    return this.window.byteLength;
+  }
+
   /** Fraction of the file consumed, for progress. */
   get fraction(): number {
     return this.fileSize === 0 ? 1 : Math.min(1, (this.windowStart + this.cursor.pos) / this.fileSize);
@@ -146,6 +153,11 @@ export class Otf2EventReader {
     if (this.fd >= 0) fs.closeSync(this.fd);
     this.fd = -1;
     this.done = true;
+    // A closed reader may stay referenced (a first pass's streams by its factory): its window goes
+    // (1,024 ranks: 64 MiB per set of streams), the bytes it had consumed stay counted in `fraction`.
+    this.windowStart += this.cursor.pos;
+    this.window = NO_BYTES;
+    this.cursor = new ByteCursor(NO_BYTES, 0, 0);
   }
 
   next(): boolean {
