@@ -82,7 +82,7 @@ test('record + report: each class on its line within ±10% of what the program m
   const exe = path.join(tmp, 'blocking');
   const gcc = spawnSync('gcc', ['-g', '-O1', '-pthread', '-o', exe, SOURCE], { encoding: 'utf8' });
   assert.equal(gcc.status, 0, gcc.stderr);
-  // On this VM, in about one full test run in three (never alone), one recording's fsync or pread
+  // On this VM, in three of six full test runs of 2026-11-27 (never alone), one recording's fsync or pread
   // line came out 10–40% short of what the program measured; the next recording was right. A
   // misattribution of the tool's own is in every recording, so three recordings that all miss fail.
   const misses: string[] = [];
