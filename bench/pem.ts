@@ -20,7 +20,7 @@
 // 6. With --synth-workers RANKS (repeatable), the same on a master–worker of that many ranks
 //    (rank 0 takes results by MPI_ANY_SOURCE): the whole pipeline with its dealing, in which a
 //    task goes to the worker that asks first (pem/dealing.ts).
-// 7. With --placements N1,N2,... (node counts), each trace of 2, 3 or 5 is also predicted for
+// 7. With --placements N1,N2,... (node counts), each trace of 2, 3, 5 or 6 is also predicted for
 //    those placements together (side by side, reading the trace once on up to 32 ranks:
 //    pem/sharedReads.ts) and one by one, alternating which goes first, --pairs times (3).
 // Prints one JSON line per measurement.

@@ -4,8 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mulberry32 } from '../../server/src/causal/random';
-import { arrayStream, op, OpKind, PemOp } from '../../server/src/pem/ops';
-import { ClosableStream, copyOp, SharedReads } from '../../server/src/pem/sharedReads';
+import { arrayStream, ClosableStream, op, OpKind, PemOp } from '../../server/src/pem/ops';
+import { copyOp, SharedReads } from '../../server/src/pem/sharedReads';
 
 /** Rank r's i-th operation: a send whose tag and computation say which it is. */
 function traceOps(ranks: number, perRank: number): PemOp[][] {

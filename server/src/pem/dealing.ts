@@ -17,12 +17,9 @@
 // A worker's tasks are read from its stream as the dealer sends them, in the trace's order; a task
 // is held from that send until it has run, so memory is bounded by the tasks in flight.
 
-import { OpKind, PemOp, RankStream } from './ops';
+import { ClosableStream, OpKind, PemOp, RankStream } from './ops';
 import { Pace } from './pace';
 import { rankList } from './rankList';
-
-/** A rank's stream over a trace file, closed when done with. */
-export type ClosableStream = RankStream & { close(): void };
 
 /** A dealer found in the trace: its workers and how many messages it sent each. */
 export interface Dealer {

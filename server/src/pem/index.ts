@@ -232,7 +232,9 @@ export async function predictScenarios(
   const shareReads = archive.ranks.length <= SHARED_RANKS_MAX;
   plan.forEach((r, i) => {
     const key = shareReads ? r.recordedOn : i;
-    groups.set(key, [...(groups.get(key) ?? []), i]);
+    const members = groups.get(key);
+    if (members) members.push(i);
+    else groups.set(key, [i]);
   });
   const engineResults: EngineResult[] = [];
   let replayed = 0;

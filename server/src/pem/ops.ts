@@ -104,6 +104,9 @@ export interface RankStream {
   next(): PemOp | undefined;
 }
 
+/** A rank's stream over a trace file, closed when done with. */
+export type ClosableStream = RankStream & { close(): void };
+
 /** A stream over an array, for tests and generated workloads. */
 export function arrayStream(ops: PemOp[]): RankStream {
   let i = 0;

@@ -1,17 +1,14 @@
 // Several replays of one trace read it once. Each rank's operations are read from the trace when
 // the first replay asks for them and held until the last has taken them, and each replay but the
 // last to take an operation gets a copy: an engine writes into the operations it runs (a matched
-// message's payload, dealing's marks, computations scaled to another run). The replays run side by side (predictScenarios
-// gives each a turn of the same number of operations), so what is held is what lies between the
-// furthest and the least advanced replay on each rank. Past HELD_OPERATIONS_MAX held, the least
+// message's payload, dealing's marks, computations scaled to another run). The replays run side
+// by side (predictScenarios gives each a turn of the same number of operations), so what is held
+// is what lies between the furthest and the least advanced replay on each rank. Past HELD_OPERATIONS_MAX held, the least
 // advanced replays read the trace on their own from then on (each opens it anew and skips what it
 // had taken) until half as many are held, so memory stays bounded whatever the placements make
 // of the ranks' pace.
 
-import { PemOp, RankStream } from './ops';
-
-/** A rank's stream over the trace, closed when done with. */
-export type ClosableStream = RankStream & { close(): void };
+import { ClosableStream, PemOp, RankStream } from './ops';
 
 /**
  * Ranks of a trace whose replays share its reads, at most. Side by side, the replays of a halo
