@@ -3,7 +3,7 @@
 // bench's spool generator and the recorder's converter (the engine's operations cost more at many
 // ranks, and its first pass reads every rank).
 
-import { before, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -21,6 +21,8 @@ before(() => {
   writeHaloSpool(WORK, 256, 60);
   execFileSync(path.join(MPI_BUILD, 'causal-lens-otf2'), [WORK], { stdio: 'pipe' });
 });
+
+after(() => fs.rmSync(WORK, { recursive: true, force: true }));
 
 test('the event loop turns while a prediction of 256 ranks runs', async () => {
   let ticks = 0;

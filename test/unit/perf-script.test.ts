@@ -100,6 +100,23 @@ test('D state is I/O, R is a wait for a CPU, S outside locks is other', () => {
   assert.ok(parse('05-sleep', sleeping).samples!.stacks.some((s) => s.cls === 'other'));
 });
 
+test('a clock sample taken inside an interrupt handler is a wait for a CPU, not the thread\'s CPU', () => {
+  // 35 ms of samples/blocking's fsync and pread calls, recorded by `causal-lens record` while
+  // another process loaded the disk: 7 of its 16 task-clock samples entered an interrupt.
+  const text = read('30-record-blocking-interrupts.txt');
+  const records = text.split(/\n\s*\n/).filter((record) => / task-clock: /.test(record));
+  const interrupted = records.filter((record) => /\basm_(common_interrupt|sysvec_\w+)\+/.test(record)).length;
+  assert.ok(interrupted > 0 && interrupted < records.length, `${interrupted} of ${records.length}`);
+  const data = parse('30', text).samples!;
+  const classMs = (cls: string, frame: string) => data.stacks.filter((s) => s.cls === cls && s.frames.some((id) => data.frames[id].function === frame)).reduce((sum, s) => sum + s.ms, 0);
+  const inHandler = (s: { frames: number[] }) => s.frames.some((id) => data.frames[id].function === 'handle_softirqs' || data.frames[id].function === 'common_interrupt');
+  assert.equal(classMs('sched', 'asm_common_interrupt') + classMs('sched', 'asm_sysvec_apic_timer_interrupt'), interrupted, 'one ms each');
+  assert.equal(data.stacks.filter((s) => s.cls === 'onCpu').reduce((sum, s) => sum + s.ms, 0), records.length - interrupted);
+  assert.ok(data.stacks.filter((s) => s.cls === 'onCpu').every((s) => !inHandler(s)));
+  // The waits around them are still the I/O they are.
+  assert.ok(classMs('io', '__x64_sys_fsync') > 0 && classMs('io', '__x64_sys_pread64') > 0);
+});
+
 test('perf script -F weight (bperf): a sample counts period x (1 + weight)', () => {
   const text = read('12-script-weight-field.txt');
   const plain = parse('12', text).samples!;

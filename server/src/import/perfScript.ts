@@ -9,7 +9,7 @@
 import { Profile, ProfileProblem, emptySkipCounts } from '../model/profile';
 import { guessBlockedClass } from './bperf';
 import { callchainAddressKind, MmapTable } from '../samples/addresses';
-import { BlockedSamples } from '../samples/blocked';
+import { BlockedSamples, enteredByInterrupt } from '../samples/blocked';
 import { SampleBuilder } from '../samples/builder';
 import { FrameResolver, PerfFrame } from '../samples/frames';
 import type { LineSink } from '.';
@@ -120,6 +120,8 @@ export class PerfScriptParser implements LineSink {
   /** Frame lines parsed, shared by every chain that has them (the resolver caches by frame object). */
   private readonly parsedFrames = new Map<string, PerfFrame>();
   private readonly stackArrays = new Map<string, number[]>();
+  /** The stacks of stackArrays taken inside an interrupt's handler. */
+  private readonly interruptStacks = new Set<number[]>();
   private readonly leafIds = new Map<string, number[]>();
   private leafSrcline: string | undefined;
   /** After an unreadable header, its callchain lines are counted, not reported one by one. */
@@ -322,7 +324,10 @@ export class PerfScriptParser implements LineSink {
   private canonicalStack(resolved: number[]): number[] {
     const key = resolved.join(',');
     let ids = this.stackArrays.get(key);
-    if (!ids) this.stackArrays.set(key, (ids = resolved));
+    if (!ids) {
+      this.stackArrays.set(key, (ids = resolved));
+      if (enteredByInterrupt(this.functionNames(ids))) this.interruptStacks.add(ids);
+    }
     return ids;
   }
 
@@ -374,7 +379,7 @@ export class PerfScriptParser implements LineSink {
       return;
     }
     this.blocked.onCpu(header.tid, header.timeMs, ids);
-    this.builder.add(thread, 'onCpu', ids, ms);
+    this.builder.add(thread, this.interruptStacks.has(ids) ? 'sched' : 'onCpu', ids, ms);
   }
 
   private malformed(lineNo: number, unterminated: boolean, expected: string): void {
