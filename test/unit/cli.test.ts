@@ -71,6 +71,23 @@ test('the text report names lines by their shortest unique suffix', () => {
   assert.match(lines[1], /^prog\.c:(15|30)\s+prog\.c:45\s+impact \d\.\d{3} \[/);
 });
 
+test('sampled time on no line is counted, and a --root that misses the sources says so', () => {
+  const profile = path.join(REPO, 'test/fixtures/perf/06-script-no-callchain-and-srccode.txt');
+  type Ms = { weightMs: number };
+  const all = JSON.parse(run('report', '--json', profile).stdout) as { lines: Ms[]; sampled: Ms; outsideWorkspace: Ms };
+  // Its leaf-only samples: some in the program's sources, some only in the kernel or libm.
+  assert.ok(all.lines.length > 0 && all.outsideWorkspace.weightMs > 0);
+  const onLines = all.lines.reduce((sum, line) => sum + line.weightMs, 0);
+  assert.ok(Math.abs(onLines + all.outsideWorkspace.weightMs - all.sampled.weightMs) < 1e-6, `${onLines} + ${all.outsideWorkspace.weightMs} of ${all.sampled.weightMs}`);
+  const elsewhere = os.tmpdir();
+  const missed = JSON.parse(run('report', '--json', '--root', elsewhere, profile).stdout) as typeof all;
+  assert.deepEqual(missed.lines, []);
+  assert.equal(missed.outsideWorkspace.weightMs, all.sampled.weightMs);
+  const text = run('report', '--root', elsewhere, profile);
+  assert.equal(text.code, 0);
+  assert.ok(text.stdout.includes(`${all.sampled.weightMs.toFixed(1)} of ${all.sampled.weightMs.toFixed(1)} ms sampled have no frame under --root ${elsewhere}`), text.stdout);
+});
+
 test('a missing file: exit 1 and one line naming it, no stack trace', () => {
   const { code, stdout, stderr } = run('report', '--json', '/nonexistent/profile.coz');
   assert.equal(code, 1);

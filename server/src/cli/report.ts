@@ -53,6 +53,8 @@ function toJson(profiles: Profile[], entries: ReportEntry[], samples: Attributio
     })),
     lines: samples?.lines.map((entry) => ({ file: entry.file, line: entry.line, ...msFields(entry.ms) })) ?? [],
     functions: samples?.functions.map((fn) => ({ name: fn.name, file: fn.file, ...msFields(fn.ms) })) ?? [],
+    // Every sampled millisecond is in the lines above or here, so that a --root that misses the sources shows.
+    ...(samples ? { sampled: msFields(samples.total), outsideWorkspace: msFields(samples.outside) } : {}),
     profiles: profiles.map((p) => ({
       file: p.source,
       format: p.format,
@@ -66,6 +68,14 @@ function toJson(profiles: Profile[], entries: ReportEntry[], samples: Attributio
 }
 
 const SAMPLE_ROWS = 20;
+
+/** The time no line took: its stacks have no frame in the workspace (with --root, under it). */
+function outsideText(samples: Attribution, roots: readonly string[]): string {
+  const outside = totalMs(samples.outside);
+  if (outside === 0) return '';
+  const where = roots.length > 0 ? `under --root ${roots.join(',')}` : 'in a source file of the program (outside /usr, /lib)';
+  return `${outside.toFixed(1)} of ${totalMs(samples.total).toFixed(1)} ms sampled have no frame ${where}: on no line above.\n`;
+}
 
 /** The heaviest sampled lines, with the off-CPU classes that make them up. */
 function samplesText(samples: Attribution): string {
@@ -82,8 +92,8 @@ function samplesText(samples: Attribution): string {
   return [format(header), ...rows.map(format)].join('\n') + '\n';
 }
 
-function toText(entries: ReportEntry[], samples: Attribution | undefined): string {
-  if (samples) return samplesText(samples) + (entries.length > 0 ? '\n' + toText(entries, undefined) : '');
+function toText(entries: ReportEntry[], samples: Attribution | undefined, roots: readonly string[]): string {
+  if (samples) return samplesText(samples) + outsideText(samples, roots) + (entries.length > 0 ? '\n' + toText(entries, undefined, roots) : '');
   if (entries.length === 0) return 'No line has enough experiments for a causal curve.\n';
   const names = shortNames(entries.flatMap(({ curve }) => [curve.selected, curve.progressPoint]));
   const rows = entries.map(({ curve }) => [
@@ -129,6 +139,6 @@ export async function runReport(args: string[], out: (text: string) => void, err
   entries.sort((a, b) => compareCurves(a.curve, b.curve));
   const roots = flags.root === undefined ? [] : String(flags.root).split(',');
   const samples = sampleData.length > 0 ? attributeSamples(mergeSampleData(sampleData), workspaceFilter(roots)) : undefined;
-  out(flags.json ? JSON.stringify(toJson(profiles, entries, samples), null, 2) + '\n' : toText(entries, samples));
+  out(flags.json ? JSON.stringify(toJson(profiles, entries, samples), null, 2) + '\n' : toText(entries, samples, roots));
   return failed ? 1 : 0;
 }
