@@ -117,6 +117,22 @@ test('a clock sample taken inside an interrupt handler is a wait for a CPU, not 
   assert.ok(classMs('io', '__x64_sys_fsync') > 0 && classMs('io', '__x64_sys_pread64') > 0);
 });
 
+test('records perf lost (PERF_RECORD_LOST) are counted in one warning at the first, and the samples are still read', () => {
+  const text = read('31-script-lost-events.txt');
+  const profile = parse('31', text);
+  const lostLines = text.split('\n').map((line, i) => ({ line: i + 1, lost: /PERF_RECORD_LOST lost (\d+)/.exec(line) })).filter((entry) => entry.lost);
+  assert.equal(lostLines.length, 2);
+  const lost = lostLines.reduce((sum, entry) => sum + Number(entry.lost![1]), 0);
+  const warnings = profile.problems.filter((p) => /perf lost/.test(p.message));
+  assert.equal(warnings.length, 1);
+  assert.equal(warnings[0].line, lostLines[0].line);
+  assert.match(warnings[0].message, new RegExp(`perf lost ${lost} records`));
+  const sampledMs = profile.samples!.stacks.reduce((sum, s) => sum + s.ms, 0);
+  assert.ok(Math.abs(sampledMs - countHeaders(text, 'task-clock') * 0.01) < 1e-9, `task-clock -c 10000: 0.01 ms each, ${sampledMs} in all`);
+  // Without --show-lost-events nothing is said, as nothing is known.
+  assert.ok(parse('31-unshown', text.replace(/^.*PERF_RECORD_LOST.*\n/gm, '')).problems.every((p) => !/perf lost/.test(p.message)));
+});
+
 test('perf script -F weight (bperf): a sample counts period x (1 + weight)', () => {
   const text = read('12-script-weight-field.txt');
   const plain = parse('12', text).samples!;

@@ -2,7 +2,7 @@
 // perf.data-file-format.txt; it starts with the magic "PERFILE2"), is read through the
 // installed perf: `perf script` prints it as text for PerfScriptParser, with the fields
 // the attribution needs per event type (a field one type lacks would abort the run), the
-// mmap and context-switch sideband records, and undemangled names. `perf buildid-list`
+// mmap, context-switch and lost-records sideband records, and undemangled names. `perf buildid-list`
 // gives the build ids recorded for each binary, to notice a binary rebuilt since.
 
 import { spawn, execFile } from 'child_process';
@@ -21,7 +21,7 @@ export function perfScriptArgs(file: string): string[] {
   return [
     'script', '-i', file,
     '-F', `trace:${TRACE_FIELDS}`, '-F', `sw:${SAMPLE_FIELDS}`, '-F', `hw:${SAMPLE_FIELDS}`,
-    '--show-mmap-events', '--show-switch-events', '--no-demangle',
+    '--show-mmap-events', '--show-switch-events', '--show-lost-events', '--no-demangle',
   ];
 }
 

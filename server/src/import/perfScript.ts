@@ -129,6 +129,9 @@ export class PerfScriptParser implements LineSink {
   private warnedNoPeriod = false;
   private readonly nonClockEvents = new Set<string>();
   private samples = 0;
+  /** PERF_RECORD_LOST (`perf script --show-lost-events`): records perf dropped when its buffer was full, and where the first was. */
+  private lostRecords = 0;
+  private lostAt = 0;
 
   constructor(private readonly source: string, options: PerfScriptOptions = {}) {
     this.perfVersion = options.perfVersion;
@@ -218,6 +221,10 @@ export class PerfScriptParser implements LineSink {
     if (name === 'SWITCH' || name === 'SWITCH_CPU_WIDE') {
       if (/^\s*OUT/.test(rest)) this.blocked.switchOut(tid, `${match[1].trim()} ${tid}`, timeMs, undefined, /preempt/.test(rest), undefined, []);
       else this.blocked.switchIn(tid, timeMs);
+    } else if (name === 'LOST') {
+      const lost = /lost (\d+)/.exec(rest);
+      if (this.lostRecords === 0) this.lostAt = lineNo;
+      this.lostRecords += lost ? Number(lost[1]) : 1;
     } else if (name === 'MMAP' || name === 'MMAP2') {
       const mmap = MMAP.exec(rest);
       if (mmap) this.mmaps.add(mmap[5].trim(), Number(mmap[1]), parseInt(mmap[2], 16), parseInt(mmap[3], 16), parseInt(mmap[4], 16));
@@ -403,6 +410,14 @@ export class PerfScriptParser implements LineSink {
     const problems = this.problems;
     for (const warning of this.resolver.warnings) problems.push({ file: this.source, line: 1, severity: 'warning', message: warning.message });
     if (this.unlisted > 0) problems.push({ file: this.source, line: Math.max(1, lineCount), severity: 'warning', message: `${this.unlisted} more problems not listed` });
+    if (this.lostRecords > 0) {
+      problems.push({
+        file: this.source,
+        line: this.lostAt,
+        severity: 'warning',
+        message: `perf lost ${this.lostRecords} records while recording (its buffer was full): the times shown are short by the samples and switches among them; record again with a larger buffer (perf record -m) or fewer events`,
+      });
+    }
     if (this.samples === 0 && problems.every((p) => p.severity !== 'error')) {
       problems.push({ file: this.source, line: Math.max(1, lineCount), severity: 'warning', message: 'no samples found' });
     }
