@@ -50,6 +50,7 @@ export class SampledTree implements vscode.TreeDataProvider<Row> {
       const item = new vscode.TreeItem(element.label, collapsed);
       item.description = describe(element.ms, element.share);
       item.iconPath = new vscode.ThemeIcon(CLASS_ICONS[element.cls] ?? 'circle-outline');
+      item.tooltip = element.meaning;
       return item;
     }
     if ('lines' in element) {

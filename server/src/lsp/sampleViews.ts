@@ -9,6 +9,14 @@ import { Attribution, ClassMs, StackShare, byClassAndThread, stackText, totalMs 
 import { LineSampled } from '../workspace/profileStore';
 
 export const CLASS_LABELS: Record<SampleClass, string> = { onCpu: 'CPU', io: 'I/O', sync: 'lock', sched: 'sched', other: 'other' };
+/** How each class is told (samples/blocked.ts), in the words of the tree's tooltips. */
+const CLASS_MEANINGS: Record<SampleClass, string> = {
+  onCpu: 'On the CPU: the thread ran.',
+  io: 'Blocked in I/O: switched out in uninterruptible sleep (D), as for disk reads and fsync.',
+  sync: 'Waiting for a lock: asleep in a futex, condition variable, mutex, barrier or join.',
+  sched: 'Waiting for a CPU: runnable but preempted or not yet back on a core, or its CPU taken by an interrupt handler.',
+  other: 'Asleep elsewhere: sleep, poll, select, a pipe or a socket.',
+};
 const OFF_CPU: readonly OffCpuClass[] = ['io', 'sync', 'sched', 'other'];
 
 function share(ms: number, of: number): string {
@@ -111,7 +119,7 @@ export function sampledClassRows(attribution: Attribution, resolve: (source: str
     });
     threadRows.sort((a, b) => b.ms - a.ms);
     const ms = attribution.total[cls];
-    rows.push({ cls, label: CLASS_LABELS[cls], ms, share: total > 0 ? ms / total : 0, threads: threadRows });
+    rows.push({ cls, label: CLASS_LABELS[cls], meaning: CLASS_MEANINGS[cls], ms, share: total > 0 ? ms / total : 0, threads: threadRows });
   }
   return rows.sort((a, b) => b.ms - a.ms);
 }

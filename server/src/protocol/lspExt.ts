@@ -368,6 +368,8 @@ export interface SampledClassRow {
   /** `onCpu`, `io`, `sync`, `sched` or `other`. */
   cls: string;
   label: string;
+  /** What time of this class is, for the row's tooltip. */
+  meaning: string;
   ms: number;
   share: number;
   threads: SampledThreadRow[];
