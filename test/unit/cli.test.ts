@@ -79,7 +79,8 @@ test('sampled time on no line is counted, and a --root that misses the sources s
   assert.ok(all.lines.length > 0 && all.outsideWorkspace.weightMs > 0);
   const onLines = all.lines.reduce((sum, line) => sum + line.weightMs, 0);
   assert.ok(Math.abs(onLines + all.outsideWorkspace.weightMs - all.sampled.weightMs) < 1e-6, `${onLines} + ${all.outsideWorkspace.weightMs} of ${all.sampled.weightMs}`);
-  const elsewhere = os.tmpdir();
+  // Not above the working directory, where the profile's relative source paths resolve.
+  const elsewhere = path.join(path.parse(REPO).root, 'causal-lens-no-such-root');
   const missed = JSON.parse(run('report', '--json', '--root', elsewhere, profile).stdout) as typeof all;
   assert.deepEqual(missed.lines, []);
   assert.equal(missed.outsideWorkspace.weightMs, all.sampled.weightMs);
