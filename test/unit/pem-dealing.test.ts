@@ -73,9 +73,12 @@ async function dealer(costs: readonly number[]): Promise<Dealer> {
   return found;
 }
 
+/** Opens rank r's stream over `ranks[r]`, as checkDealing and findDealers ask for one rank at a time. */
+const streamOf = (ranks: PemOp[][]) => (rank: number) => arrayStream(ranks[rank]);
+
 /** `ranks()`'s streams dealt, once checkDealing accepted them (each call makes fresh operations). */
 async function checkedDeal(ranks: () => PemOp[][], found: Dealer): Promise<RankStream[]> {
-  const why = await checkDealing(ranks().map(arrayStream), found);
+  const why = await checkDealing(streamOf(ranks()), found);
   assert.equal(why, undefined, why);
   return dealTasks(ranks().map(arrayStream), found);
 }
@@ -113,12 +116,12 @@ test('workers that do more than compute and reply keep the trace matches, and sa
   const ranks = masterWorker(costs, 3);
   // Worker 2 tells worker 3 something in its first task.
   ranks[2].splice(2, 0, op(OpKind.Send, { peer: 3, tag: 9 }));
-  const why = await checkDealing(ranks.map(arrayStream), await dealer(costs));
+  const why = await checkDealing(streamOf(ranks), await dealer(costs));
   assert.match(why ?? '', /^rank 2 takes tasks from rank 0 with MPI_ANY_SOURCE but does more than compute and send to it between its receives \(a send with rank 3\)/);
   // A worker that received fewer messages than the master sent it.
   const short = masterWorker(costs, 3);
   short[1].splice(0, 2);
-  assert.match((await checkDealing(short.map(arrayStream), await dealer(costs))) ?? '', /rank 1 .* receives 2 messages from it where it sent 3/);
+  assert.match((await checkDealing(streamOf(short), await dealer(costs))) ?? '', /rank 1 .* receives 2 messages from it where it sent 3/);
   // Only one source: nothing to deal.
   assert.equal(await findDealer(0, arrayStream([op(OpKind.Recv, { peer: 1, anySource: true }), op(OpKind.End)])), undefined);
   assert.match(await findDealer(0, arrayStream([op(OpKind.Irecv, { peer: 1, anySource: true, request: 1 }), op(OpKind.Wait, { requests: [1] }), op(OpKind.End)])) as string, /MPI_Irecv/);
@@ -132,16 +135,24 @@ test('ranks that receive from each other with MPI_ANY_SOURCE (a stencil\'s neigh
 });
 
 test('findDealers: the master of a trace is found and its pattern checked; a stencil\'s ranks say why, a few by name', async () => {
-  const closable = (ranks: PemOp[][]) => ranks.map((ops) => Object.assign(arrayStream(ops), { close: () => undefined }));
+  // Streams that count how many are open at once: one at a time, as a trace of thousands of ranks holds a window for each.
+  let open = 0;
+  let mostOpen = 0;
+  const closable = (ranks: PemOp[][]) => (rank: number) => {
+    mostOpen = Math.max(mostOpen, ++open);
+    return Object.assign(arrayStream(ranks[rank]), { close: () => void open-- });
+  };
   const costs = [1, 2, 3, 4, 5, 6];
   const notes: string[] = [];
-  const dealers = await findDealers(() => closable(masterWorker(costs, 3)), [0], notes);
+  const dealers = await findDealers(closable(masterWorker(costs, 3)), [0], notes);
   assert.deepEqual(dealers.map((d) => d.rank), [0]);
+  assert.deepEqual([open, mostOpen], [0, 1], 'every stream closed, one open at a time');
   assert.deepEqual(notes, ['rank 0 deals tasks by MPI_ANY_SOURCE to ranks 1, 2, 3: in each prediction a task goes to the worker that asks first, with its traced work']);
   // Eight ranks in a ring, each receiving from both neighbours with MPI_ANY_SOURCE.
   const ring = Array.from({ length: 8 }, (_, r) => [op(OpKind.Recv, { peer: (r + 7) % 8, anySource: true }), op(OpKind.Recv, { peer: (r + 1) % 8, anySource: true }), op(OpKind.End)]);
   const ringNotes: string[] = [];
-  assert.deepEqual(await findDealers(() => closable(ring), [0, 1, 2, 3, 4, 5, 6, 7], ringNotes), []);
+  assert.deepEqual(await findDealers(closable(ring), [0, 1, 2, 3, 4, 5, 6, 7], ringNotes), []);
+  assert.deepEqual([open, mostOpen], [0, 1]);
   assert.equal(ringNotes.length, 4);
   assert.match(ringNotes[0], /^rank 0 receives with MPI_ANY_SOURCE from rank 7, which does too/);
   assert.equal(ringNotes[3], '… and 5 more ranks whose MPI_ANY_SOURCE matches are replayed as traced');
@@ -176,16 +187,16 @@ test('reading a master and its workers whole gives the event loop turns: a cance
     return pace;
   };
   await assert.rejects(findDealer(0, arrayStream(masterWorker(costs, 3)[0]), new Set(), await cancelled()), CancelledError);
-  await assert.rejects(checkDealing(masterWorker(costs, 3).map(arrayStream), await dealer(costs), await cancelled()), CancelledError);
+  await assert.rejects(checkDealing(streamOf(masterWorker(costs, 3)), await dealer(costs), await cancelled()), CancelledError);
   // Without a cancellation the same reads complete.
-  assert.equal(await checkDealing(masterWorker(costs, 3).map(arrayStream), await dealer(costs), new Pace()), undefined);
+  assert.equal(await checkDealing(streamOf(masterWorker(costs, 3)), await dealer(costs), new Pace()), undefined);
 });
 
 test('tasks are read as they are dealt: the operations read and not yet run stay within the tasks in flight', async () => {
   const random = mulberry32(11);
   const costs = Array.from({ length: 3000 }, () => 1 + 40 * random() ** 3);
   const found = await dealer(costs);
-  assert.equal(await checkDealing(masterWorker(costs, 3).map(arrayStream), found), undefined);
+  assert.equal(await checkDealing(streamOf(masterWorker(costs, 3)), found), undefined);
   let read = 0;
   let ran = 0;
   let mostHeld = 0;

@@ -65,20 +65,22 @@ const NOT_DEALERS_SHOWN = 3;
 
 /**
  * The ranks that deal tasks by MPI_ANY_SOURCE, among `candidates` (those whose first operations
- * had such receives): each is read whole (one stream per rank for all of them), and a dealer's
- * workers' streams are split once to check the pattern. A worker of two dealers, or a dealer that
+ * had such receives): each is read whole, and a dealer's workers' streams are read once to check
+ * the pattern, one rank's stream open at a time. A worker of two dealers, or a dealer that
  * is another's worker, keeps the trace's matches.
  */
-export async function findDealers(streamsOf: () => ClosableStream[], candidates: readonly number[], notes: string[], pace?: Pace): Promise<Dealer[]> {
+export async function findDealers(streamOf: (rank: number) => ClosableStream, candidates: readonly number[], notes: string[], pace?: Pace): Promise<Dealer[]> {
   if (candidates.length === 0) return [];
   const wildcardRanks = new Set(candidates);
-  const streams = streamsOf();
-  let found: (Dealer | string | undefined)[];
-  try {
-    found = [];
-    for (const rank of candidates) found.push(await findDealer(rank, streams[rank], wildcardRanks, pace));
-  } finally {
-    for (const stream of streams) stream.close();
+  // A trace of thousands of ranks holds a window for each open stream.
+  const found: (Dealer | string | undefined)[] = [];
+  for (const rank of candidates) {
+    const stream = streamOf(rank);
+    try {
+      found.push(await findDealer(rank, stream, wildcardRanks, pace));
+    } finally {
+      stream.close();
+    }
   }
   // Ranks that are not dealers say why; a stencil's neighbours all say the same, so a few do.
   const why = found.filter((dealer): dealer is string => typeof dealer === 'string');
@@ -92,13 +94,7 @@ export async function findDealers(streamsOf: () => ClosableStream[], candidates:
       notes.push(`rank ${dealer.rank} deals tasks by MPI_ANY_SOURCE to ranks another dealer also uses; its matches are replayed as traced`);
       continue;
     }
-    const check = streamsOf();
-    let why: string | undefined;
-    try {
-      why = await checkDealing(check, dealer, pace);
-    } finally {
-      for (const stream of check) stream.close();
-    }
+    const why = await checkDealing(streamOf, dealer, pace);
     if (why) {
       notes.push(why);
       continue;
@@ -113,28 +109,40 @@ export async function findDealers(streamsOf: () => ClosableStream[], candidates:
 
 /**
  * Why `dealer`'s workers do not follow the pattern, or undefined when they do: each worker's
- * stream is read whole, and only counted.
+ * stream is opened, read whole, only counted, and closed (when it can be) before the next.
  */
-export async function checkDealing(streams: readonly RankStream[], dealer: Dealer, pace?: Pace): Promise<string | undefined> {
+export async function checkDealing(streamOf: (rank: number) => RankStream & { close?(): void }, dealer: Dealer, pace?: Pace): Promise<string | undefined> {
   for (const worker of dealer.workers) {
-    const why = (what: string) => `rank ${worker} takes tasks from rank ${dealer.rank} with MPI_ANY_SOURCE but ${what}; its matches are replayed as traced`;
-    let received = 0;
-    let ended = false;
-    // Every task but the last may only compute and send to the dealer (another worker may run it):
-    // the first operation that does more, which ends the pattern unless no receive from the dealer follows.
-    let more: PemOp | undefined;
-    for (let op = streams[worker].next(); op; op = streams[worker].next()) {
-      if (pace?.counted()) await pace.pause();
-      if (op.kind === OpKind.End) ended = true;
-      if (op.kind === OpKind.Irecv && op.peer === dealer.rank) return why('receives from it with MPI_Irecv');
-      if (isReceiveFrom(dealer.rank, op)) {
-        if (more) return why(`does more than compute and send to it between its receives (${kindName(more)}${more.peer >= 0 ? ` with rank ${more.peer}` : ''})`);
-        received++;
-      } else if (received > 0 && !more && op.kind !== OpKind.KeepAlive && !(op.kind === OpKind.Send && op.peer === dealer.rank)) more = op;
+    const stream = streamOf(worker);
+    try {
+      const why = await checkWorker(stream, worker, dealer, pace);
+      if (why) return why;
+    } finally {
+      stream.close?.();
     }
-    if (received === 0 || !ended) return why(received > 0 ? 'its stream ends without End' : 'never receives from it');
-    if (received !== (dealer.sentTo.get(worker) ?? 0)) return why(`receives ${received} messages from it where it sent ${dealer.sentTo.get(worker) ?? 0}`);
   }
+  return undefined;
+}
+
+/** Why one worker's stream does not follow the pattern, or undefined. */
+async function checkWorker(stream: RankStream, worker: number, dealer: Dealer, pace?: Pace): Promise<string | undefined> {
+  const why = (what: string) => `rank ${worker} takes tasks from rank ${dealer.rank} with MPI_ANY_SOURCE but ${what}; its matches are replayed as traced`;
+  let received = 0;
+  let ended = false;
+  // Every task but the last may only compute and send to the dealer (another worker may run it):
+  // the first operation that does more, which ends the pattern unless no receive from the dealer follows.
+  let more: PemOp | undefined;
+  for (let op = stream.next(); op; op = stream.next()) {
+    if (pace?.counted()) await pace.pause();
+    if (op.kind === OpKind.End) ended = true;
+    if (op.kind === OpKind.Irecv && op.peer === dealer.rank) return why('receives from it with MPI_Irecv');
+    if (isReceiveFrom(dealer.rank, op)) {
+      if (more) return why(`does more than compute and send to it between its receives (${kindName(more)}${more.peer >= 0 ? ` with rank ${more.peer}` : ''})`);
+      received++;
+    } else if (received > 0 && !more && op.kind !== OpKind.KeepAlive && !(op.kind === OpKind.Send && op.peer === dealer.rank)) more = op;
+  }
+  if (received === 0 || !ended) return why(received > 0 ? 'its stream ends without End' : 'never receives from it');
+  if (received !== (dealer.sentTo.get(worker) ?? 0)) return why(`receives ${received} messages from it where it sent ${dealer.sentTo.get(worker) ?? 0}`);
   return undefined;
 }
 

@@ -165,11 +165,11 @@ export async function predictScenarios(
   const passes = computeArchive ? 2 : 1;
   const units = passes + replays;
   const pace = new Pace(cancel);
-  const { open: streamsOf, anySourceRanks } = await rankStreamFactory(archive, options.eventCostSeconds, traced, pace, (fraction) => progress?.(fraction / units));
+  const { open: streamsOf, openRank, anySourceRanks } = await rankStreamFactory(archive, options.eventCostSeconds, traced, pace, (fraction) => progress?.(fraction / units));
   const computeStreamsOf = computeArchive ? (await rankStreamFactory(computeArchive, options.eventCostSeconds, options.computeFromNetwork ?? traced, pace, (fraction) => progress?.((1 + fraction) / units))).open : undefined;
   const notes: string[] = [];
   const warnings = unpinnedOversubscribed(archive.ranks).map(unpinnedWarning);
-  const dealers = await findDealers(streamsOf, anySourceRanks, notes, pace);
+  const dealers = await findDealers(openRank, anySourceRanks, notes, pace);
   let computeMatches: RankComputeMatch[] = [];
   // The other trace's ranks' first events: its run's start, which comes with its computations.
   let computeFirstSeconds: number[] | undefined;
@@ -476,12 +476,12 @@ async function rankStreamFactory(
   tracedNetwork: CommTable,
   pace: Pace,
   passed?: (fraction: number) => void,
-): Promise<{ open: () => Otf2RankStream[]; anySourceRanks: number[] }> {
+): Promise<{ open: () => Otf2RankStream[]; openRank: (index: number) => Otf2RankStream; anySourceRanks: number[] }> {
   const communicators = communicatorRanks(archive.defs);
   const cpuMetrics = cpuTimeMetrics(archive);
   const placement = tracedPlacement(archive.ranks);
   const ranksPerCore = placementRanksPerCore(placement);
-  const open = (options: readonly TraceOpsOptions[]) => archive.ranks.map((rank, i) => new Otf2RankStream(archive, rank, communicators, cpuMetrics, archive.defs.clock.globalOffset, options[i]));
+  const openStream = (i: number, options: TraceOpsOptions) => new Otf2RankStream(archive, archive.ranks[i], communicators, cpuMetrics, archive.defs.clock.globalOffset, options);
   const network = engineNetwork(tracedNetwork, tracedNetwork);
   const rounds = new CollectiveCosts(placement.nodeOf, (bytes, same) => network.oneWay(bytes, same));
   // A collective's last member to arrive waits for no round (collectives.ts; collectiveWork):
@@ -534,7 +534,7 @@ async function rankStreamFactory(
     return lowQuantile(gaps);
   }
   const tracerGaps: number[] = [];
-  const firstPass = open(archive.ranks.map((rank) => ({ unavoidableSeconds: unavoidableSeconds(ranksPerCore[rank.rank] > 1), ranksPerCore: ranksPerCore[rank.rank], sampleGaps: eventCostSeconds === 'auto' })));
+  const firstPass = archive.ranks.map((rank, i) => openStream(i, { unavoidableSeconds: unavoidableSeconds(ranksPerCore[rank.rank] > 1), ranksPerCore: ranksPerCore[rank.rank], sampleGaps: eventCostSeconds === 'auto' }));
   try {
     for (let i = 0; i < firstPass.length; i++) tracerGaps.push(await firstPassGap(firstPass[i], i));
   } finally {
@@ -544,23 +544,21 @@ async function rankStreamFactory(
   takeRecordedSmallest(archive, inCall, collectiveRegions);
   shareWaitWork(archive.defs.regions, inCall);
   const resumeCost = resumeCosts(resumedCalls, inCall);
-  if (eventCostSeconds === undefined) return { open: () => open(archive.ranks.map((rank) => ({ inCallCost: inCall, smallestCallCpu: inCall, resumeCost, ranksPerCore: ranksPerCore[rank.rank] }))), anySourceRanks };
   const tracer = Math.min(...[...inCall.values()].filter((seconds) => seconds > 0));
   const work = new Map([...inCall].map(([region, seconds]) => [region, Math.max(0, seconds - tracer)]));
-  return {
-    open: () =>
-      open(
-        tracerGaps.map((gap, i) => ({
+  const optionsOf = (i: number): TraceOpsOptions =>
+    eventCostSeconds === undefined
+      ? { inCallCost: inCall, smallestCallCpu: inCall, resumeCost, ranksPerCore: ranksPerCore[archive.ranks[i].rank] }
+      : {
           inCallCost: work,
           smallestCallCpu: inCall,
           resumeCost,
-          eventCostSeconds: eventCostSeconds === 'auto' ? Math.max(gap, tracedNetwork.recorderCallSeconds ?? 0) : eventCostSeconds,
+          eventCostSeconds: eventCostSeconds === 'auto' ? Math.max(tracerGaps[i], tracedNetwork.recorderCallSeconds ?? 0) : eventCostSeconds,
           realReadCostSeconds: eventCostSeconds === 'auto' ? realRead[i] : 0,
           ranksPerCore: ranksPerCore[archive.ranks[i].rank],
-        })),
-      ),
-    anySourceRanks,
-  };
+        };
+  const openRank = (i: number) => openStream(i, optionsOf(i));
+  return { open: () => archive.ranks.map((_, i) => openRank(i)), openRank, anySourceRanks };
 }
 
 /**
