@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { mulberry32 } from '../../server/src/causal/random';
 import { arrayStream, ClosableStream, op, OpKind, PemOp } from '../../server/src/pem/ops';
 import { copyOp, SharedReads } from '../../server/src/pem/sharedReads';
+import { CancelledError, Pace } from '../../server/src/pem/pace';
 
 /** Rank r's i-th operation: a send whose tag and computation say which it is. */
 function traceOps(ranks: number, perRank: number): PemOp[][] {
@@ -85,6 +86,40 @@ test('past the most operations held, the replay furthest behind reads on its own
   for (let o = ahead[1].next(); o; o = ahead[1].next()) assert.ok(o.tag >= 0);
   shared.close();
   assert.equal(counts.closed, 4, 'both openings closed');
+});
+
+test('a replay sent back skips what it had taken in catchUp, which takes turns of the event loop and can be cancelled', async () => {
+  const ops = traceOps(2, 30_000);
+  // Operations read per opening of the trace.
+  const reads: number[] = [];
+  const open = (): ClosableStream[] => {
+    const opening = reads.push(0) - 1;
+    return ops.map((rankOps) => {
+      const stream = arrayStream(rankOps);
+      return { next: () => (reads[opening]++, stream.next()), close: () => undefined };
+    });
+  };
+  const shared = new SharedReads(open, 100);
+  const [ahead, behind] = [shared.reader(), shared.reader()];
+  // Side by side for 20,000 operations of each rank, then the first replay runs on alone.
+  for (let i = 0; i < 20_000; i++) for (const r of [0, 1]) for (const reader of [ahead, behind]) assert.equal(reader[r].next()!.tag, i);
+  for (let i = 0; i < 200; i++) for (const r of [0, 1]) ahead[r].next();
+  assert.equal(reads.length, 2, 'the one behind opened the trace anew');
+  assert.equal(reads[1], 0, 'and skipped nothing yet');
+  assert.ok(shared.behind);
+  // A turn is due once 50 ms of work have passed: a cancelled prediction stops at the first.
+  const cancelled = new Pace(() => true);
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  await assert.rejects(shared.catchUp(cancelled), CancelledError);
+  assert.ok(reads[1] > 0 && reads[1] < 40_000, `${reads[1]} skipped before the turn`);
+  await shared.catchUp(new Pace());
+  assert.equal(reads[1], 40_000, 'everything it had taken, skipped');
+  assert.ok(!shared.behind);
+  for (const r of [0, 1]) {
+    assert.equal(behind[r].next()!.tag, 20_000, `rank ${r} goes on where it was`);
+    assert.equal(reads[1], 40_000 + r + 1, 'reading one operation');
+  }
+  shared.close();
 });
 
 test('copyOp: every field of an operation, and no field it did not have', () => {

@@ -242,7 +242,15 @@ export async function predictScenarios(
   const openFor = (open: () => Otf2RankStream[], members: number) => {
     const shared = members > 1 ? new SharedReads(open) : undefined;
     const streams = shared ? shared.streams : open();
-    return { streams, reader: (): RankStream[] => (shared ? shared.reader() : streams), close: () => (shared ? shared.close() : streams.forEach((stream) => stream.close())) };
+    return {
+      streams,
+      reader: (): RankStream[] => (shared ? shared.reader() : streams),
+      // A replay sent back to its own reading skips what it had taken, between the engines' turns.
+      catchUp: async () => {
+        if (shared?.behind) await shared.catchUp(pace);
+      },
+      close: () => (shared ? shared.close() : streams.forEach((stream) => stream.close())),
+    };
   };
   for (const members of groups.values()) {
     const recordedOn = plan[members[0]].recordedOn;
@@ -256,11 +264,16 @@ export async function predictScenarios(
       // Each engine in turn runs as many operations, so that the shared reads hold little.
       const running = new Set(engines);
       while (running.size > 0) {
-        for (const engine of running) if (engine.run(OPERATIONS_PER_LOOK)) running.delete(engine);
-        if (running.size === 0 || !pace.due()) continue;
-        const done = streams.reduce((sum, st) => sum + st.fraction, 0) / streams.length;
-        progress?.((passes + replayed + done * members.length) / units);
-        await pace.pause();
+        for (const engine of running) {
+          if (engine.run(OPERATIONS_PER_LOOK)) running.delete(engine);
+          await trace.catchUp();
+          await compute?.catchUp();
+          // Looked at after each engine's turn: a round of several engines' first, unoptimized turns took 0.2 s.
+          if (running.size === 0 || !pace.due()) continue;
+          const done = streams.reduce((sum, st) => sum + st.fraction, 0) / streams.length;
+          progress?.((passes + replayed + done * members.length) / units);
+          await pace.pause();
+        }
       }
       members.forEach((i, k) => (engineResults[i] = engines[k].result()));
       if (members.some((i) => plan[i].keepFacts)) {

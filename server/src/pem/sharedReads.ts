@@ -6,9 +6,12 @@
 // is what lies between the furthest and the least advanced replay on each rank. Past HELD_OPERATIONS_MAX held, the least
 // advanced replays read the trace on their own from then on (each opens it anew and skips what it
 // had taken) until half as many are held, so memory stays bounded whatever the placements make
-// of the ranks' pace.
+// of the ranks' pace. The skipping is left to catchUp, which takes turns of the event loop
+// (a replay sent back late in a long trace has millions of operations to skip); a rank not
+// caught up when the replay asks for its next operation skips there.
 
 import { ClosableStream, PemOp, RankStream } from './ops';
+import { Pace } from './pace';
 
 /**
  * Ranks of a trace whose replays share its reads, at most. Side by side, the replays of a halo
@@ -30,6 +33,8 @@ const TRIM_EVERY = 1024;
 interface Reader {
   taken: number[];
   own?: ClosableStream[];
+  /** With `own`: the operations of each rank its own streams have still to skip. */
+  toSkip?: number[];
 }
 
 export class SharedReads<S extends ClosableStream> {
@@ -71,9 +76,33 @@ export class SharedReads<S extends ClosableStream> {
     for (const reader of this.readers) for (const stream of reader.own ?? []) stream.close();
   }
 
+  /** Whether a replay sent back has operations left to skip (catchUp skips them). */
+  get behind(): boolean {
+    return this.readers.some((reader) => reader.toSkip?.some((count) => count > 0));
+  }
+
+  /** Skips what the replays sent back had taken, giving the event loop turns. */
+  async catchUp(pace: Pace): Promise<void> {
+    for (const reader of this.readers) {
+      const { own, toSkip } = reader;
+      if (!own || !toSkip) continue;
+      for (let rank = 0; rank < own.length; rank++) {
+        while (toSkip[rank] > 0) {
+          own[rank].next();
+          toSkip[rank]--;
+          if (pace.counted()) await pace.pause();
+        }
+      }
+    }
+  }
+
   private next(reader: Reader, rank: number): PemOp | undefined {
     const own = reader.own;
-    if (own) return own[rank].next();
+    if (own) {
+      const toSkip = reader.toSkip!;
+      for (; toSkip[rank] > 0; toSkip[rank]--) own[rank].next();
+      return own[rank].next();
+    }
     const held = this.held[rank];
     const at = reader.taken[rank] - this.heldFrom[rank];
     if (at === held.length) {
@@ -84,8 +113,8 @@ export class SharedReads<S extends ClosableStream> {
       if (held.length >= this.trimAt[rank]) this.trim(rank);
       if (this.heldCount > this.heldMax) {
         this.makeRoom();
-        // Sent back, it has skipped to this operation in its own streams.
-        if (reader.own) return reader.own[rank].next();
+        // Sent back, it reads this operation from its own streams.
+        if (reader.own) return this.next(reader, rank);
       }
     }
     const index = reader.taken[rank]++;
@@ -110,7 +139,7 @@ export class SharedReads<S extends ClosableStream> {
 
   /**
    * Too much held: every rank is trimmed, and while more than half the most is still held, the
-   * shared replay furthest behind opens the trace anew and skips to where it is.
+   * shared replay furthest behind opens the trace anew, to skip to where it is.
    */
   private makeRoom(): void {
     this.streams.forEach((_, rank) => this.trim(rank));
@@ -119,9 +148,7 @@ export class SharedReads<S extends ClosableStream> {
       if (this.heldCount <= this.heldMax / 2 || shared.length < 2) return;
       const behind = shared.reduce((a, b) => (sum(b.taken) < sum(a.taken) ? b : a));
       behind.own = this.open();
-      behind.own.forEach((stream, rank) => {
-        for (let i = 0; i < behind.taken[rank]; i++) stream.next();
-      });
+      behind.toSkip = behind.taken.slice();
       this.streams.forEach((_, rank) => this.trim(rank));
     }
   }
