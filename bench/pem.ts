@@ -22,7 +22,8 @@
 //    task goes to the worker that asks first (pem/dealing.ts).
 // 7. With --placements N1,N2,... (node counts), each trace of 2, 3, 5 or 6 is also predicted for
 //    those placements together (side by side, reading the trace once on up to 32 ranks:
-//    pem/sharedReads.ts) and one by one, alternating which goes first, --pairs times (3).
+//    pem/sharedReads.ts) and one by one, alternating which goes first, --pairs times (3), with
+//    the longest stretch the predictions together left the event loop without a turn.
 // Prints one JSON line per measurement.
 
 import { parseFlags } from '../server/src/cli/flags';
@@ -38,6 +39,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
 
 function haloStream(rank: number, ranks: number, operations: number, seed: number): RankStream {
   const random = mulberry32(seed + rank);
@@ -184,16 +186,34 @@ async function benchTrace(trace: string): Promise<void> {
   if (together.placements.length > 0) await benchTogether(trace, archive.ranks.length);
 }
 
-/** The trace's placements predicted together and one by one, in alternating order: seconds of each, and their ratio. */
+/**
+ * The trace's placements predicted together and one by one, in alternating order: seconds of each,
+ * their ratio, and the longest stretch the predictions together left the event loop without a
+ * turn (what the language server's other requests and a cancellation wait for, at most).
+ */
 async function benchTogether(trace: string, ranks: number): Promise<void> {
   const { placements, pairs } = together;
   const scenarios = placements.map((nodes) => ({ nodes }));
+  let longestStall = 0;
   const timed = async (run: () => Promise<unknown>) => {
     const start = process.hrtime.bigint();
     await run();
     return Number(process.hrtime.bigint() - start) / 1e9;
   };
-  const allAtOnce = () => timed(() => predictScenarios(trace, scenarios, { coresPerNode: 1 }));
+  const allAtOnce = async () => {
+    let last = performance.now();
+    longestStall = 0;
+    const timer = setInterval(() => {
+      const now = performance.now();
+      longestStall = Math.max(longestStall, now - last);
+      last = now;
+    }, 1);
+    try {
+      return await timed(() => predictScenarios(trace, scenarios, { coresPerNode: 1 }));
+    } finally {
+      clearInterval(timer);
+    }
+  };
   const oneByOne = () => timed(async () => {
     for (const scenario of scenarios) await predictScenarios(trace, [scenario], { coresPerNode: 1 });
   });
@@ -201,7 +221,7 @@ async function benchTogether(trace: string, ranks: number): Promise<void> {
     const [first, second] = pair % 2 === 0 ? [await allAtOnce(), await oneByOne()] : [await oneByOne(), await allAtOnce()];
     const [togetherSeconds, oneByOneSeconds] = pair % 2 === 0 ? [first, second] : [second, first];
     process.stdout.write(
-      `${JSON.stringify({ bench: 'placements', trace, ranks, placements, togetherSeconds: +togetherSeconds.toFixed(3), oneByOneSeconds: +oneByOneSeconds.toFixed(3), ratio: +(togetherSeconds / oneByOneSeconds).toFixed(3) })}\n`,
+      `${JSON.stringify({ bench: 'placements', trace, ranks, placements, togetherSeconds: +togetherSeconds.toFixed(3), oneByOneSeconds: +oneByOneSeconds.toFixed(3), ratio: +(togetherSeconds / oneByOneSeconds).toFixed(3), longestStallMs: Math.round(longestStall) })}\n`,
     );
   }
 }
