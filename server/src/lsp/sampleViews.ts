@@ -54,8 +54,8 @@ export function sampledSummary(entry: LineSampled): string {
   return parts.join(' · ');
 }
 
-function classRow(label: string, ms: ClassMs, of: number): string {
-  return `| ${label} | ${formatMs(totalMs(ms))} | ${SAMPLE_CLASSES.map((cls) => (ms[cls] > 0 ? `${formatMs(ms[cls])} (${share(ms[cls], of)})` : '')).join(' | ')} |`;
+function classRow(label: string, ms: ClassMs, of: number, classes: readonly SampleClass[]): string {
+  return `| ${label} | ${formatMs(totalMs(ms))} | ${classes.map((cls) => (ms[cls] > 0 ? `${formatMs(ms[cls])} (${share(ms[cls], of)})` : '')).join(' | ')} |`;
 }
 
 const CALLERS_SHOWN = 6;
@@ -80,14 +80,16 @@ function stackIntoLine(entry: LineSampled, stack: StackShare): string {
 export function sampledHoverSection(entry: LineSampled, profileName: string): string {
   const { samples, profileTotalMs } = entry;
   const header = `**Sampled time** · ${sampledSummary(entry)} of ${formatMs(profileTotalMs)} · ${profileName}`;
+  // Only the classes the line has time in: empty columns squeeze the others' headers together.
+  const classes = SAMPLE_CLASSES.filter((cls) => samples.ms[cls] > 0);
   const table = [
-    `| | total | ${SAMPLE_CLASSES.map((cls) => CLASS_LABELS[cls]).join(' | ')} |`,
-    `|---|---:|${SAMPLE_CLASSES.map(() => '---:').join('|')}|`,
-    classRow('this line', samples.ms, profileTotalMs),
+    `| | total | ${classes.map((cls) => CLASS_LABELS[cls]).join(' | ')} |`,
+    `|---|---:|${classes.map(() => '---:').join('|')}|`,
+    classRow('this line', samples.ms, profileTotalMs, classes),
     ...[...samples.byThread.entries()]
       .sort((a, b) => totalMs(b[1]) - totalMs(a[1]))
       .slice(0, 8)
-      .map(([thread, ms]) => classRow(`thread ${thread.replace(/\|/g, '\\|')}`, ms, profileTotalMs)),
+      .map(([thread, ms]) => classRow(`thread ${thread.replace(/\|/g, '\\|')}`, ms, profileTotalMs, classes)),
   ].join('\n');
   const stacks = samples.stacks.map((stack, i) => `${i + 1}. ${formatMs(stack.ms)}: ${stackIntoLine(entry, stack)}`);
   return [header, table, stacks.length > 0 ? `Heaviest stacks into this line (innermost first; the line in bold):\n\n${stacks.join('\n')}` : ''].filter((p) => p !== '').join('\n\n');
