@@ -11,7 +11,7 @@ import { computeTraceMismatch, describeComputeMatches, matchRankCompute, poolCom
 import { dealTasks, findDealers } from './dealing';
 import { SHARED_RANKS_MAX, SharedReads } from './sharedReads';
 import { cpuTimeMetrics, Otf2RankStream, TraceOpsOptions } from './otf2Ops';
-import { OPERATIONS_PER_LOOK, Pace } from './pace';
+import { OPERATIONS_PER_TURN, Pace } from './pace';
 import { OpKind, PemOp, RankStream } from './ops';
 import { engineNetwork, mapPlacement, parseMapText, Placement, placementRanksPerCore, samePlacement, ScenarioError, spreadPlacement, tracedPlacement, unpinnedOversubscribed } from './scenario';
 import { readErrorReason } from '../readError';
@@ -264,8 +264,8 @@ export async function predictScenarios(
       // Each engine in turn runs as many operations, so that the shared reads hold little.
       const running = new Set(engines);
       // The first turns run unoptimized code (the first 4,096 operations took 81 ms): they start
-      // short and double up to OPERATIONS_PER_LOOK, the same for every engine.
-      for (let turn = FIRST_TURN_OPERATIONS; running.size > 0; turn = Math.min(OPERATIONS_PER_LOOK, 2 * turn)) {
+      // short and double up to OPERATIONS_PER_TURN, the same for every engine.
+      for (let turn = FIRST_TURN_OPERATIONS; running.size > 0; turn = Math.min(OPERATIONS_PER_TURN, 2 * turn)) {
         for (const engine of running) {
           if (engine.run(turn)) running.delete(engine);
           await trace.catchUp();

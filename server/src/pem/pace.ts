@@ -14,8 +14,13 @@ export class CancelledError extends Error {
 
 /** Milliseconds of work between turns of the event loop. */
 const TURN_EVERY_MS = 50;
-/** Operations between looks at the clock (Pace.counted; a replay's engine runs this many at a time). */
-export const OPERATIONS_PER_LOOK = 4096;
+/**
+ * Operations between looks at the clock (Pace.counted). A look costs a clock read; 4,096 cold
+ * operations (a prediction's first) took 70 ms.
+ */
+const OPERATIONS_PER_LOOK = 1024;
+/** Operations of a replay's engine per turn once warm: the engines sharing a trace's reads take turns of this many (index.ts). */
+export const OPERATIONS_PER_TURN = 4096;
 
 export class Pace {
   private last = performance.now();
