@@ -129,6 +129,10 @@ test('records perf lost (PERF_RECORD_LOST) are counted in one warning at the fir
   assert.match(warnings[0].message, new RegExp(`perf lost ${lost} records`));
   const sampledMs = profile.samples!.stacks.reduce((sum, s) => sum + s.ms, 0);
   assert.ok(Math.abs(sampledMs - countHeaders(text, 'task-clock') * 0.01) < 1e-9, `task-clock -c 10000: 0.01 ms each, ${sampledMs} in all`);
+  // A LOST record without its count is named, not counted as some number.
+  const garbled = parse('31-garbled', text.replace('PERF_RECORD_LOST lost 22', 'PERF_RECORD_LOST lost ?')).problems;
+  assert.match(garbled.find((p) => /perf lost/.test(p.message))!.message, /perf lost 28 records/);
+  assert.deepEqual(garbled.filter((p) => /LOST record that could not be read/.test(p.message)).map((p) => p.line), [lostLines[1].line]);
   // Without --show-lost-events nothing is said, as nothing is known.
   assert.ok(parse('31-unshown', text.replace(/^.*PERF_RECORD_LOST.*\n/gm, '')).problems.every((p) => !/perf lost/.test(p.message)));
 });

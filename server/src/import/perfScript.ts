@@ -223,8 +223,12 @@ export class PerfScriptParser implements LineSink {
       else this.blocked.switchIn(tid, timeMs);
     } else if (name === 'LOST') {
       const lost = /lost (\d+)/.exec(rest);
+      if (!lost) {
+        this.problem(lineNo, 'warning', `a LOST record that could not be read: ${rest.trim().slice(0, 80)}`);
+        return;
+      }
       if (this.lostRecords === 0) this.lostAt = lineNo;
-      this.lostRecords += lost ? Number(lost[1]) : 1;
+      this.lostRecords += Number(lost[1]);
     } else if (name === 'MMAP' || name === 'MMAP2') {
       const mmap = MMAP.exec(rest);
       if (mmap) this.mmaps.add(mmap[5].trim(), Number(mmap[1]), parseInt(mmap[2], 16), parseInt(mmap[3], 16), parseInt(mmap[4], 16));
