@@ -143,6 +143,85 @@ test('a missing file and a non-OTF2 file are clear errors naming the file', () =
 const WORK = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-otf2-'));
 after(() => fs.rmSync(WORK, { recursive: true, force: true }));
 
+/** OTF2's compressed integer: its byte count, then its bytes in the file's order; 0xff alone for undefined. */
+function compressed(value: number, little: boolean): number[] {
+  if (value < 0) return [0xff];
+  const bytes: number[] = [];
+  for (let v = value; v > 0; v = Math.floor(v / 256)) bytes.push(v % 256);
+  return [bytes.length, ...(little ? bytes : bytes.reverse())];
+}
+
+/**
+ * Events of the kinds PEM reads, written by hand in either byte order (OTF2_Buffer.c's layout:
+ * libotf2 writes the machine's, so no archive here is big-endian); with the file offset of each
+ * MpiIsend record.
+ */
+function handWrittenEvents(little: boolean, repeats: number): { bytes: Buffer; isendAt: number[] } {
+  const full = (value: number) => {
+    const bytes = [...Array(8)].map((_, i) => Math.floor(value / 256 ** i) % 256);
+    return little ? bytes : bytes.reverse();
+  };
+  const record = (type: number, payload: number[]) => [type, payload.length, ...payload];
+  const c = (value: number) => compressed(value, little);
+  const bytes: number[] = [3, little ? 0x42 : 0x23, ...full(1), ...full(repeats * 6)];
+  const isendAt: number[] = [];
+  for (let i = 0; i < repeats; i++) {
+    const time = 2 ** 32 + 1000 * i;
+    bytes.push(5, ...full(time), ...record(31, [...c(0), 1, 4, ...c(70000 + i)]), 12, ...c(7));
+    isendAt.push(bytes.length);
+    bytes.push(...record(15, [...c(1), ...c(0), ...c(258), ...c(2 ** 40), ...c(5 + i)]), ...record(23, [2, ...c(0), 0xff, ...c(8), ...c(65536)]), 17, ...c(9), 5, ...full(time + 500), 13, ...c(7));
+  }
+  bytes.push(2);
+  return { bytes: Buffer.from(bytes), isendAt };
+}
+
+/** Each event of a reader over a hand-written file: its type, time and its own fields. */
+function handWrittenFields(file: string, windowBytes: number): { events: string[]; problems: string[] } {
+  const r = new Otf2EventReader(file, { chunkSize: 1 << 20, windowBytes });
+  const events: string[] = [];
+  while (r.next()) {
+    const own: Record<number, unknown[]> = {
+      31: [r.metric, ...r.metricValues],
+      12: [r.region],
+      13: [r.region],
+      15: [r.peer, r.comm, r.tag, r.length, r.request],
+      23: [r.collectiveOp, r.comm, r.root, r.sizeSent, r.sizeReceived],
+      17: [r.request],
+    };
+    events.push([r.type, r.time, ...(own[r.type] ?? ['unexpected'])].join(' '));
+  }
+  return { events, problems: r.problems.map((p) => `@${p.offset}: ${p.message}`) };
+}
+
+test('events read the same in either byte order: timestamps above 2^32, compressed integers of 0–6 bytes and undefined', () => {
+  const repeats = 40;
+  const expected: string[] = [];
+  for (let i = 0; i < repeats; i++) {
+    const time = 2 ** 32 + 1000 * i;
+    expected.push(`31 ${time} 0 ${70000 + i}`, `12 ${time} 7`, `15 ${time} 1 0 258 ${2 ** 40} ${5 + i}`, `23 ${time} 2 0 -1 8 65536`, `17 ${time} 9`, `13 ${time + 500} 7`);
+  }
+  for (const little of [true, false]) {
+    const file = path.join(WORK, `hand-${little ? 'little' : 'big'}.evt`);
+    fs.writeFileSync(file, new Uint8Array(handWrittenEvents(little, repeats).bytes));
+    assert.deepEqual(handWrittenFields(file, 4096), { events: expected, problems: [] }, little ? 'little-endian' : 'big-endian');
+  }
+});
+
+test("a malformed record's problem names its file offsets, also after the window has moved along the file", () => {
+  const { bytes, isendAt } = handWrittenEvents(true, 200);
+  // The 150th MpiIsend's tag (after its type, length, peer and communicator): its size byte made invalid.
+  const record = isendAt[149];
+  assert.ok(record > 4096, `record at ${record}`);
+  const tagSize = record + 2 + 2 + 1;
+  bytes[tagSize] = 0x60;
+  const file = path.join(WORK, 'hand-damaged.evt');
+  fs.writeFileSync(file, new Uint8Array(bytes));
+  const { events, problems } = handWrittenFields(file, 4096);
+  assert.deepEqual(problems, [`@${record}: event record 15: invalid compressed integer size 96 at offset ${tagSize}; the rest of this chunk is skipped`]);
+  // Everything before the damaged record was read: 149 repetitions of six events, and the 150th's metric and Enter.
+  assert.equal(events.length, 149 * 6 + 2);
+});
+
 before(() => {
   buildMpi();
 });

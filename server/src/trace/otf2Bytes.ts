@@ -29,6 +29,8 @@ export class Otf2DecodeError extends Error {}
 /** A cursor over bytes already in memory (anchor and definition files, one event window). */
 export class ByteCursor {
   little = true;
+  /** File offset of bytes[0], for the offsets messages name (an event reader's window moves along its file). */
+  base = 0;
   constructor(
     public bytes: Uint8Array,
     public pos = 0,
@@ -36,7 +38,7 @@ export class ByteCursor {
   ) {}
 
   need(n: number): void {
-    if (this.pos + n > this.end) throw new Otf2DecodeError(`record runs past the end of the data (needs ${n} bytes at offset ${this.pos})`);
+    if (this.pos + n > this.end) throw new Otf2DecodeError(`record runs past the end of the data (needs ${n} bytes at offset ${this.base + this.pos})`);
   }
 
   u8(): number {
@@ -52,7 +54,7 @@ export class ByteCursor {
     if (size === 0) return 0;
     if (size === 1 && this.pos < this.end) return b[this.pos++];
     if (size === 0xff) return UNDEFINED;
-    if (size > 8) throw new Otf2DecodeError(`invalid compressed integer size ${size} at offset ${this.pos - 1}`);
+    if (size > 8) throw new Otf2DecodeError(`invalid compressed integer size ${size} at offset ${this.base + this.pos - 1}`);
     this.need(size);
     let value = 0;
     if (this.little) {
@@ -116,7 +118,7 @@ export class ByteCursor {
   string(): string {
     let stop = this.pos;
     while (stop < this.end && this.bytes[stop] !== 0) stop++;
-    if (stop >= this.end) throw new Otf2DecodeError(`string without its terminating NUL at offset ${this.pos}`);
+    if (stop >= this.end) throw new Otf2DecodeError(`string without its terminating NUL at offset ${this.base + this.pos}`);
     const text = Buffer.from(this.bytes.buffer, this.bytes.byteOffset + this.pos, stop - this.pos).toString('utf8');
     this.pos = stop + 1;
     return text;
@@ -133,9 +135,9 @@ export class ByteCursor {
   /** Reads a chunk header at the cursor and sets the byte order from it. */
   chunkHeader(chunked: boolean): void {
     const at = this.pos;
-    if (this.u8() !== BUFFER_CHUNK_HEADER) throw new Otf2DecodeError(`no chunk header at offset ${at}`);
+    if (this.u8() !== BUFFER_CHUNK_HEADER) throw new Otf2DecodeError(`no chunk header at offset ${this.base + at}`);
     const endianness = this.u8();
-    if (endianness !== LITTLE_ENDIAN && endianness !== BIG_ENDIAN) throw new Otf2DecodeError(`invalid endianness byte 0x${endianness.toString(16)} at offset ${at + 1}`);
+    if (endianness !== LITTLE_ENDIAN && endianness !== BIG_ENDIAN) throw new Otf2DecodeError(`invalid endianness byte 0x${endianness.toString(16)} at offset ${this.base + at + 1}`);
     this.little = endianness === LITTLE_ENDIAN;
     if (chunked) {
       this.need(16);

@@ -325,6 +325,7 @@ export class Otf2EventReader {
       this.window.copyWithin(0, c.pos, c.end);
     }
     this.windowStart += c.pos;
+    c.base = this.windowStart;
     c.pos = 0;
     c.end = remaining;
     const fd = this.options.openPerRead ? fs.openSync(this.file, 'r') : this.fd;
@@ -352,6 +353,7 @@ export class Otf2EventReader {
     c.pos = 0;
     c.end = 0;
     this.windowStart = offset;
+    c.base = offset;
     this.fill(SMALL_RECORD);
     try {
       c.chunkHeader(true);
