@@ -34,7 +34,7 @@ import { OpKind, PemOp, RankStream, op } from '../server/src/pem/ops';
 import { openOtf2Archive, openRankEvents } from '../server/src/trace/otf2Archive';
 import { OTF2_CONVERTER, builtFile } from '../server/src/mpi/artifacts';
 import { SYNTH_EVENTS_PER_RANK_ITERATION, SYNTH_EVENTS_PER_TASK, writeHaloSpool, writeMasterWorkerSpool } from './synthSpool';
-import { recordTrace } from '../server/src/mpi/recordTrace';
+import { withRecordedTrace } from './recordedTrace';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -226,26 +226,6 @@ async function benchTogether(trace: string, ranks: number): Promise<void> {
   }
 }
 
-/** OTF2 events the recorder writes per iteration of `halo 8000 N` on 8 ranks (3.72 M for N = 15000). */
-const HALO_EVENTS_PER_ITERATION = 248;
-
-async function benchRecorded(events: number): Promise<void> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-bench-pem-'));
-  try {
-    const iterations = Math.max(1, Math.round(events / HALO_EVENTS_PER_ITERATION));
-    const summary = await recordTrace({ np: 8, outDir: dir, program: builtFile('halo'), args: ['8000', String(iterations)] });
-    if (summary.truncated) throw new Error(`the bench trace is truncated: ${summary.truncated}`);
-    // The spool is only the recorder's; the archive is what the pipeline reads. The kernel's
-    // writeback of a fresh 1.2 GB trace competes with reading it (100 M events: 4.6 M events/s
-    // right after recording, 5.7 once written out), so it is flushed before the clock starts.
-    fs.rmSync(path.join(dir, 'spool'), { recursive: true, force: true });
-    execFileSync('sync');
-    await benchTrace(summary.archive);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 async function benchSynthetic(ranks: number, events: number, workload: 'halo' | 'master-worker'): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'causal-lens-bench-pem-'));
   try {
@@ -286,7 +266,7 @@ async function main(): Promise<void> {
     for (const ops of sizes.length > 0 ? sizes : [1e6, 1e7, 1e8]) benchEngine(ops, (flags.ranks as number | undefined) ?? 16, 'halo');
   }
   if (flags.trace) await benchTrace(flags.trace as string);
-  for (const events of recorded) await benchRecorded(events);
+  for (const events of recorded) await withRecordedTrace(events, benchTrace);
   const syntheticEvents = (flags['synth-events'] as number | undefined) ?? 1e7;
   for (const ranks of synthetic) await benchSynthetic(ranks, syntheticEvents, 'halo');
   for (const ranks of syntheticWorkers) await benchSynthetic(ranks, syntheticEvents, 'master-worker');
