@@ -80,6 +80,7 @@ async function countBuilds(trace: string, builds: readonly string[]): Promise<vo
     // One stage per core at most, the longest first.
     const [pipeline, read, open] = await inParallel(['pipeline', 'read', 'open'] as Stage[], os.availableParallelism(), (s) => countStage(s, trace, build));
     const events = read.events;
+    if (!(events > 0)) throw new Error(`${trace}: no events read`);
     process.stdout.write(
       `${JSON.stringify({
         bench: 'pem-instructions',
@@ -108,7 +109,11 @@ async function main(): Promise<void> {
     return;
   }
   if ((trace === undefined) === (record === undefined) || (record !== undefined && !(record >= 1))) throw new Error('usage: pemInstructions --trace FILE | --record EVENTS [--build DIR]...');
-  execFileSync('valgrind', ['--version']);
+  try {
+    execFileSync('valgrind', ['--version']);
+  } catch {
+    throw new Error('valgrind is not installed (scripts/setup-tools.sh installs it)');
+  }
   const all = builds.length > 0 ? builds : [thisBuild];
   if (trace) await countBuilds(trace, all);
   else await withRecordedTrace(record!, (archive) => countBuilds(archive, all));
