@@ -28,6 +28,8 @@ const STAGES: Stage[] = ['open', 'read', 'pipeline'];
 async function runStage(stage: Stage, trace: string, build: string): Promise<void> {
   const load = (module: string) => require(path.resolve(build, 'out/server/src', module));
   const { openOtf2Archive, openRankEvents } = load('trace/otf2Archive.js');
+  // Every stage loads the same modules, so the first's count holds their loading for the others.
+  const { predictScenarios } = load('pem/index.js');
   const archive = openOtf2Archive(trace);
   if (archive.fatal) throw new Error(archive.fatal);
   let events = 0;
@@ -37,7 +39,6 @@ async function runStage(stage: Stage, trace: string, build: string): Promise<voi
       while (reader.next()) events++;
     }
   } else if (stage === 'pipeline') {
-    const { predictScenarios } = load('pem/index.js');
     await predictScenarios(trace, [{}]);
   }
   process.stdout.write(`${events}\n`);
