@@ -14,7 +14,7 @@ import { recordTrace, recorderEnv } from '../../server/src/mpi/recordTrace';
 import { mpirunArgv, runMpi } from '../../server/src/mpi/launch';
 import { collectiveWork, identityWarning, kernelSlowness, lowQuantile, NO_SPREAD_NOTE, predictScenarios, rankStartSeconds, resumeCosts, shareWaitWork, takeRecordedSmallest } from '../../server/src/pem';
 import { communicatorRanks, openOtf2Archive, openRankEvents } from '../../server/src/trace/otf2Archive';
-import { EV_BUFFER_FLUSH, EV_ENTER, EV_LEAVE, EV_METRIC, EV_MPI_COLLECTIVE_END, EV_MPI_IRECV, EV_MPI_IRECV_REQUEST, EV_MPI_ISEND, EV_MPI_ISEND_COMPLETE, EV_MPI_RECV, EV_MPI_SEND } from '../../server/src/trace/otf2Events';
+import { EventRecord } from '../../server/src/trace/otf2Events';
 import { CALLS_KEPT_PER_REGION, cpuTimeMetrics, isResumedCall, Otf2RankStream } from '../../server/src/pem/otf2Ops';
 import { mapPlacement, samePlacement, spreadPlacement, tracedPlacement, unpinnedOversubscribed } from '../../server/src/pem/scenario';
 import { OpKind } from '../../server/src/pem/ops';
@@ -547,11 +547,11 @@ test("a receive's copy is the CPU above their kind's smallest of its posting and
     let cpu = NaN;
     let call: { region: number; cpu: number; posted: number[]; completed: number[] } | undefined;
     while (reader.next()) {
-      if (reader.type === EV_METRIC && metrics.has(reader.metric)) cpu = reader.metricValues[0];
-      else if (reader.type === EV_ENTER) call = { region: reader.region, cpu, posted: [], completed: [] };
-      else if (reader.type === EV_MPI_IRECV_REQUEST) call!.posted.push(reader.request);
-      else if (reader.type === EV_MPI_IRECV) call!.completed.push(reader.request);
-      else if (reader.type === EV_LEAVE) calls.push({ ...call!, cpu: (cpu - call!.cpu) * 1e-9 });
+      if (reader.type === EventRecord.Metric && metrics.has(reader.metric)) cpu = reader.metricValues[0];
+      else if (reader.type === EventRecord.Enter) call = { region: reader.region, cpu, posted: [], completed: [] };
+      else if (reader.type === EventRecord.MpiIrecvRequest) call!.posted.push(reader.request);
+      else if (reader.type === EventRecord.MpiIrecv) call!.completed.push(reader.request);
+      else if (reader.type === EventRecord.Leave) calls.push({ ...call!, cpu: (cpu - call!.cpu) * 1e-9 });
     }
     const smallest = (region: number) => Math.min(...calls.filter((c) => c.region === region).map((c) => c.cpu));
     const smallestCallCpu = new Map([[irecv, smallest(irecv)], [mpiTest, smallest(mpiTest)]]);
@@ -587,7 +587,7 @@ test('pipeline: failed MPI_Test polls are waiting, not work: of each run of them
   // and in calls without MPI records, up to MPI_Finalize. A run of n failed polls ends at a call
   // with a record; of the CPU S from the first failed poll's end to that call only S / n stays,
   // and the wait it ends carries S (PemOp.polledSeconds).
-  const recordTypes = new Set([EV_MPI_SEND, EV_MPI_ISEND, EV_MPI_ISEND_COMPLETE, EV_MPI_IRECV_REQUEST, EV_MPI_RECV, EV_MPI_IRECV, EV_MPI_COLLECTIVE_END]);
+  const recordTypes = new Set([EventRecord.MpiSend, EventRecord.MpiIsend, EventRecord.MpiIsendComplete, EventRecord.MpiIrecvRequest, EventRecord.MpiRecv, EventRecord.MpiIrecv, EventRecord.MpiCollectiveEnd]);
   const expected = archive.ranks.map((rank) => {
     const reader = openRankEvents(archive, rank);
     let [cpu, region, enterCpu, lastLeaveCpu, suspended] = [0, -1, 0, NaN, 0];
@@ -598,15 +598,15 @@ test('pipeline: failed MPI_Test polls are waiting, not work: of each run of them
     let waiting = 0;
     let polled = 0;
     while (reader.next()) {
-      if (reader.type === EV_METRIC && metrics.has(reader.metric)) cpu = reader.metricValues[0];
-      else if (reader.type === EV_BUFFER_FLUSH) suspended += reader.stopTime - reader.time;
-      else if (reader.type === EV_ENTER) {
+      if (reader.type === EventRecord.Metric && metrics.has(reader.metric)) cpu = reader.metricValues[0];
+      else if (reader.type === EventRecord.BufferFlush) suspended += reader.stopTime - reader.time;
+      else if (reader.type === EventRecord.Enter) {
         if (!Number.isNaN(lastLeaveCpu)) computation += Math.max(0, (cpu - lastLeaveCpu) * 1e-9 - suspended / archive.defs.clock.ticksPerSecond);
         suspended = 0;
         if (archive.defs.regions.get(reader.region) === 'MPI_Finalize') break;
         [region, records, enterCpu] = [reader.region, false, cpu];
       } else if (recordTypes.has(reader.type)) records = true;
-      else if (reader.type === EV_LEAVE && reader.region === region) {
+      else if (reader.type === EventRecord.Leave && reader.region === region) {
         lastLeaveCpu = cpu;
         if (!records) {
           computation += (cpu - enterCpu) * 1e-9;
@@ -649,10 +649,10 @@ test("an MPI_Waitsome waits in the replay for the oldest send it found done, lea
   const reader = openRankEvents(archive, archive.ranks[0]);
   let inWaitsome = false;
   while (reader.next()) {
-    if (reader.type === EV_ENTER) inWaitsome = reader.region === waitsome;
-    else if (reader.type === EV_LEAVE) inWaitsome = false;
-    else if (reader.type === EV_MPI_ISEND_COMPLETE && inWaitsome) completedPerCall[completedPerCall.length - 1].push(reader.request);
-    if (reader.type === EV_ENTER && inWaitsome) completedPerCall.push([]);
+    if (reader.type === EventRecord.Enter) inWaitsome = reader.region === waitsome;
+    else if (reader.type === EventRecord.Leave) inWaitsome = false;
+    else if (reader.type === EventRecord.MpiIsendComplete && inWaitsome) completedPerCall[completedPerCall.length - 1].push(reader.request);
+    if (reader.type === EventRecord.Enter && inWaitsome) completedPerCall.push([]);
   }
   reader.close();
   const several = completedPerCall.filter((sends) => sends.length > 1);
@@ -702,8 +702,8 @@ test("a run's traced time ends where its last rank enters MPI_Finalize (the reco
     while (reader.next()) {
       first = Math.min(first, reader.time);
       lastEvent = Math.max(lastEvent, reader.time);
-      if (reader.type === EV_BUFFER_FLUSH && Number.isNaN(finalizeAt)) suspended += reader.stopTime - reader.time;
-      if (reader.type === EV_ENTER && archive.defs.regions.get(reader.region) === 'MPI_Finalize') finalizeAt = reader.time;
+      if (reader.type === EventRecord.BufferFlush && Number.isNaN(finalizeAt)) suspended += reader.stopTime - reader.time;
+      if (reader.type === EventRecord.Enter && archive.defs.regions.get(reader.region) === 'MPI_Finalize') finalizeAt = reader.time;
     }
     reader.close();
     assert.ok(Number.isFinite(finalizeAt), `rank ${rank.rank} enters MPI_Finalize`);

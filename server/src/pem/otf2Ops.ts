@@ -358,7 +358,7 @@ export class Otf2RankStream implements RankStream {
     }
     this.facts.lastSeconds = (time - this.originTicks) * this.secondsPerTick;
     switch (r.type) {
-      case ev.EV_METRIC:
+      case ev.EventRecord.Metric:
         // A trace writes one metric class before every Enter and Leave: remember the last answer.
         if (r.metric !== this.lastMetric) {
           this.lastMetric = r.metric;
@@ -373,7 +373,7 @@ export class Otf2RankStream implements RankStream {
           }
         }
         return;
-      case ev.EV_ENTER: {
+      case ev.EventRecord.Enter: {
         if (this.depth++ > 0) return;
         const call = this.mpiRegions.get(r.region);
         if (!call) {
@@ -401,12 +401,12 @@ export class Otf2RankStream implements RankStream {
         if (this.regionReceives.length > 0) this.regionReceives = [];
         return;
       }
-      case ev.EV_LEAVE:
+      case ev.EventRecord.Leave:
         if (this.depth === 0) return;
         if (--this.depth > 0) return;
         this.closeRegion(time);
         return;
-      case ev.EV_BUFFER_FLUSH:
+      case ev.EventRecord.BufferFlush:
         if (this.depth === 0) {
           this.suspended += Math.max(0, r.stopTime - time);
           this.facts.suspendedSeconds += Math.max(0, r.stopTime - time) * this.secondsPerTick;
@@ -423,20 +423,20 @@ export class Otf2RankStream implements RankStream {
 
   private regionRecord(r: ev.Otf2EventReader): void {
     switch (r.type) {
-      case ev.EV_MPI_SEND:
-      case ev.EV_MPI_ISEND: {
-        const op = this.messageFields(r, new PemOp(r.type === ev.EV_MPI_SEND ? OpKind.Send : OpKind.Isend));
-        op.request = r.type === ev.EV_MPI_ISEND ? r.request : -1;
+      case ev.EventRecord.MpiSend:
+      case ev.EventRecord.MpiIsend: {
+        const op = this.messageFields(r, new PemOp(r.type === ev.EventRecord.MpiSend ? OpKind.Send : OpKind.Isend));
+        op.request = r.type === ev.EventRecord.MpiIsend ? r.request : -1;
         this.regionCommunicates = true;
         if (op.kind === OpKind.Send) this.regionSends = true;
         this.addRegionOp(op);
         return;
       }
-      case ev.EV_MPI_RECV:
+      case ev.EventRecord.MpiRecv:
         this.blockingRecv(r);
         this.regionCommunicates = true;
         return;
-      case ev.EV_MPI_IRECV_REQUEST: {
+      case ev.EventRecord.MpiIrecvRequest: {
         const op = new PemOp(OpKind.Irecv);
         op.request = r.request;
         this.openIrecvs.set(r.request, op);
@@ -445,7 +445,7 @@ export class Otf2RankStream implements RankStream {
         this.regionReceives.push(op);
         return;
       }
-      case ev.EV_MPI_IRECV: {
+      case ev.EventRecord.MpiIrecv: {
         const posted = this.openIrecvs.get(r.request);
         if (posted) {
           this.openIrecvs.delete(r.request);
@@ -461,12 +461,12 @@ export class Otf2RankStream implements RankStream {
         this.regionCommunicates = true;
         return;
       }
-      case ev.EV_MPI_ISEND_COMPLETE:
+      case ev.EventRecord.MpiIsendComplete:
         this.regionCompletions.push(r.request);
         this.regionSendCompletions.push(r.request);
         this.regionCommunicates = true;
         return;
-      case ev.EV_MPI_REQUEST_CANCELLED: {
+      case ev.EventRecord.MpiRequestCancelled: {
         const posted = this.openIrecvs.get(r.request);
         if (posted) {
           this.openIrecvs.delete(r.request);
@@ -474,7 +474,7 @@ export class Otf2RankStream implements RankStream {
         }
         return;
       }
-      case ev.EV_MPI_COLLECTIVE_END: {
+      case ev.EventRecord.MpiCollectiveEnd: {
         const op = new PemOp(OpKind.Collective);
         op.comm = r.comm;
         op.collective = r.collectiveOp;

@@ -10,12 +10,15 @@
 // - every record except the pre-1.2 singletons is type byte, length byte (0xff: a full
 //   uint64 length follows) and that many payload bytes, so unknown or newer fields are skipped.
 
-export const BUFFER_END_OF_CHUNK = 0;
-export const BUFFER_END_OF_BUFFER = 1;
-export const BUFFER_END_OF_FILE = 2;
-export const BUFFER_CHUNK_HEADER = 3;
-export const BUFFER_TIMESTAMP = 5;
-export const ATTRIBUTE_LIST = 6;
+/** The buffer's own records (a const enum, as otf2Events.ts's EventRecord). */
+export const enum BufferRecord {
+  EndOfChunk = 0,
+  EndOfBuffer = 1,
+  EndOfFile = 2,
+  ChunkHeader = 3,
+  Timestamp = 5,
+  AttributeList = 6,
+}
 export const CHUNK_HEADER_SIZE = 18;
 export const LITTLE_ENDIAN = 0x42;
 export const BIG_ENDIAN = 0x23;
@@ -135,7 +138,7 @@ export class ByteCursor {
   /** Reads a chunk header at the cursor and sets the byte order from it. */
   chunkHeader(chunked: boolean): void {
     const at = this.pos;
-    if (this.u8() !== BUFFER_CHUNK_HEADER) throw new Otf2DecodeError(`no chunk header at offset ${this.base + at}`);
+    if (this.u8() !== BufferRecord.ChunkHeader) throw new Otf2DecodeError(`no chunk header at offset ${this.base + at}`);
     const endianness = this.u8();
     if (endianness !== LITTLE_ENDIAN && endianness !== BIG_ENDIAN) throw new Otf2DecodeError(`invalid endianness byte 0x${endianness.toString(16)} at offset ${this.base + at + 1}`);
     this.little = endianness === LITTLE_ENDIAN;

@@ -4,7 +4,7 @@
 // and otf2_local_definitions.h). Fields added by later versions sit after the known ones and
 // are skipped by record length; records this reader does not use are skipped and counted.
 
-import { ByteCursor, BUFFER_END_OF_BUFFER, BUFFER_END_OF_CHUNK, BUFFER_END_OF_FILE, Otf2DecodeError, readTypedValue, UNDEFINED } from './otf2Bytes';
+import { BufferRecord, ByteCursor, Otf2DecodeError, readTypedValue, UNDEFINED } from './otf2Bytes';
 
 export interface Otf2Problem {
   file: string;
@@ -102,8 +102,8 @@ function walkRecords(bytes: Uint8Array, chunkSize: number, file: string, problem
         return;
       }
       const type = cursor.u8();
-      if (type === BUFFER_END_OF_FILE) return;
-      if (type === BUFFER_END_OF_CHUNK || type === BUFFER_END_OF_BUFFER) break;
+      if (type === BufferRecord.EndOfFile) return;
+      if (type === BufferRecord.EndOfChunk || type === BufferRecord.EndOfBuffer) break;
       try {
         const length = cursor.recordLength();
         const end = cursor.pos + length;
