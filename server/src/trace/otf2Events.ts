@@ -256,7 +256,8 @@ export class Otf2EventReader {
    * the window into the batch's columns, and stops before any other record, any record that ends
    * past the window or its chunk or within BATCH_SLACK of the window's end, and any compressed
    * integer of an invalid size: nextRecord reads those, with their problems. Reading one record at
-   * a time through the cursor took 760 instructions per event; the batch, 460.
+   * a time through the cursor took 776 instructions per event, in batches 551 (docs/pem.md,
+   * Performance, 2026-11-28).
    */
   private decodeBatch(): void {
     const c = this.cursor;
