@@ -59,12 +59,7 @@ export class ByteCursor {
     if (size === 0xff) return UNDEFINED;
     if (size > 8) throw new Otf2DecodeError(`invalid compressed integer size ${size} at offset ${this.base + this.pos - 1}`);
     this.need(size);
-    let value = 0;
-    if (this.little) {
-      for (let i = size - 1; i >= 0; i--) value = value * 256 + b[this.pos + i];
-    } else {
-      for (let i = 0; i < size; i++) value = value * 256 + b[this.pos + i];
-    }
+    const value = this.little ? compressedLittle(b, this.pos - 1) : compressedBigEndian(b, this.pos - 1);
     this.pos += size;
     return value;
   }
@@ -99,9 +94,8 @@ export class ByteCursor {
     const b = this.bytes;
     const p = this.pos;
     this.pos += 8;
-    const lo = this.little ? (b[p] | (b[p + 1] << 8) | (b[p + 2] << 16) | (b[p + 3] << 24)) >>> 0 : ((b[p + 4] << 24) | (b[p + 5] << 16) | (b[p + 6] << 8) | b[p + 7]) >>> 0;
-    const hi = this.little ? (b[p + 4] | (b[p + 5] << 8) | (b[p + 6] << 16) | (b[p + 7] << 24)) >>> 0 : ((b[p] << 24) | (b[p + 1] << 16) | (b[p + 2] << 8) | b[p + 3]) >>> 0;
-    return hi * 4294967296 + lo;
+    if (this.little) return fullLittle(b, p);
+    return (((b[p] << 24) | (b[p + 1] << 16) | (b[p + 2] << 8) | b[p + 3]) >>> 0) * 4294967296 + (((b[p + 4] << 24) | (b[p + 5] << 16) | (b[p + 6] << 8) | b[p + 7]) >>> 0);
   }
 
   double(): number {
@@ -192,4 +186,35 @@ export function readTypedValue(cursor: ByteCursor, type: number): number {
       // UINT32, UINT64 and every definition reference are compressed unsigned integers.
       return cursor.uint();
   }
+}
+
+/** Whether a compressed integer's size byte is valid: 0–8 bytes, or 0xff (undefined). */
+export function validSize(size: number): boolean {
+  return size <= 8 || size === 0xff;
+}
+
+/** Bytes a compressed integer with this valid size byte takes, the size byte included. */
+export function compressedBytes(size: number): number {
+  return size === 0xff ? 1 : size + 1;
+}
+
+/** The little-endian compressed unsigned integer whose valid size byte is at `p`; UNDEFINED for 0xff. */
+export function compressedLittle(b: Uint8Array, p: number): number {
+  const size = b[p];
+  if (size === 0xff) return UNDEFINED;
+  let value = 0;
+  for (let i = size; i >= 1; i--) value = value * 256 + b[p + i];
+  return value;
+}
+
+/** A full little-endian uint64 at `p`; exact below 2^53. */
+export function fullLittle(b: Uint8Array, p: number): number {
+  return ((b[p + 4] | (b[p + 5] << 8) | (b[p + 6] << 16) | (b[p + 7] << 24)) >>> 0) * 4294967296 + ((b[p] | (b[p + 1] << 8) | (b[p + 2] << 16) | (b[p + 3] << 24)) >>> 0);
+}
+
+/** The big-endian compressed unsigned integer whose size byte (0–8) is at `p`. */
+function compressedBigEndian(b: Uint8Array, p: number): number {
+  let value = 0;
+  for (let i = 1; i <= b[p]; i++) value = value * 256 + b[p + i];
+  return value;
 }

@@ -7,7 +7,7 @@
 // Local ids (regions, communicators, metrics, attributes) go through the location's mapping tables.
 
 import * as fs from 'node:fs';
-import { AttributeValue, BufferRecord, ByteCursor, Otf2DecodeError, readAttributeList, UNDEFINED } from './otf2Bytes';
+import { AttributeValue, BufferRecord, ByteCursor, Otf2DecodeError, readAttributeList, compressedBytes, compressedLittle, fullLittle, validSize } from './otf2Bytes';
 import { MAPPING_ATTRIBUTE, MAPPING_COMM, MAPPING_METRIC, MAPPING_REGION, Otf2Problem } from './otf2Definitions';
 
 
@@ -533,25 +533,6 @@ function mapId(map: Map<number, number> | undefined, id: number): number {
   return map.get(id) ?? id;
 }
 
-/** Whether a compressed integer's size byte is valid: 0–8 bytes, or 0xff (undefined). */
-function validSize(size: number): boolean {
-  return size <= 8 || size === 0xff;
-}
-
-/** Bytes a compressed integer with this valid size byte takes, the size byte included. */
-function compressedBytes(size: number): number {
-  return size === 0xff ? 1 : size + 1;
-}
-
-/** The little-endian compressed unsigned integer whose valid size byte is at `p`; UNDEFINED for 0xff. */
-function compressedLittle(b: Uint8Array, p: number): number {
-  const size = b[p];
-  if (size === 0xff) return UNDEFINED;
-  let value = 0;
-  for (let i = size; i >= 1; i--) value = value * 256 + b[p + i];
-  return value;
-}
-
 /** `count` compressed integers from `p` into fields[at…]; false at one of an invalid size. */
 function compressedFields(b: Uint8Array, p: number, count: number, fields: Float64Array, at: number): boolean {
   for (let k = 0; k < count; k++) {
@@ -560,9 +541,4 @@ function compressedFields(b: Uint8Array, p: number, count: number, fields: Float
     p += compressedBytes(b[p]);
   }
   return true;
-}
-
-/** A full little-endian uint64 at `p`; exact below 2^53. */
-function fullLittle(b: Uint8Array, p: number): number {
-  return ((b[p + 4] | (b[p + 5] << 8) | (b[p + 6] << 16) | (b[p + 7] << 24)) >>> 0) * 4294967296 + ((b[p] | (b[p + 1] << 8) | (b[p + 2] << 16) | (b[p + 3] << 24)) >>> 0);
 }
