@@ -1,6 +1,8 @@
 // The PEM engine's global queue (engine.ts): one binary heap of times, in typed arrays rather
 // than objects (no allocation per event, no array growth through V8's runtime), ties broken by
-// insertion order so that a replay is deterministic.
+// insertion order so that a replay is deterministic. The entry pushed last is held beside the
+// heap until another comes: the engine mostly pushes a node's next finish and pops it at once
+// (two pushes and pops per operation), which then never enters the heap.
 
 /**
  * The global queue: times with a kind (a node's next finish, a rank's completion, or network-stack
@@ -14,28 +16,38 @@ export class EventQueue {
   private versions = new Float64Array(64);
   private count = 0;
   private seq = 0;
+  /** The entry pushed last, not in the heap yet (heldSeq < 0: none). */
+  private heldTime = 0;
+  private heldSeq = -1;
+  private heldId = 0;
+  private heldVersion = 0;
 
   get size(): number {
-    return this.count;
+    return this.heldSeq < 0 ? this.count : this.count + 1;
   }
 
   push(time: number, id: number, version: number): void {
-    if (this.count === this.times.length) this.grow();
-    const t = this.times;
-    const s = this.seqs;
-    const seq = this.seq++;
-    let i = this.count++;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (t[parent] < time || (t[parent] === time && s[parent] < seq)) break;
-      this.move(parent, i);
-      i = parent;
-    }
-    this.place(i, time, seq, id, version);
+    if (this.heldSeq >= 0) this.insert(this.heldTime, this.heldSeq, this.heldId, this.heldVersion);
+    this.heldTime = time;
+    this.heldSeq = this.seq++;
+    this.heldId = id;
+    this.heldVersion = version;
   }
 
   /** Pops the earliest entry into `out` ([time, id, version]). */
   pop(out: number[]): void {
+    const held = this.heldSeq;
+    if (held >= 0) {
+      this.heldSeq = -1;
+      // The held entry is the latest pushed: it goes first only when strictly earlier than the heap's.
+      if (this.count === 0 || this.heldTime < this.times[0]) {
+        out[0] = this.heldTime;
+        out[1] = this.heldId;
+        out[2] = this.heldVersion;
+        return;
+      }
+      this.insert(this.heldTime, held, this.heldId, this.heldVersion);
+    }
     const t = this.times;
     const s = this.seqs;
     out[0] = t[0];
@@ -57,6 +69,20 @@ export class EventQueue {
       i = c;
     }
     this.place(i, lt, ls, lid, lv);
+  }
+
+  private insert(time: number, seq: number, id: number, version: number): void {
+    if (this.count === this.times.length) this.grow();
+    const t = this.times;
+    const s = this.seqs;
+    let i = this.count++;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (t[parent] < time || (t[parent] === time && s[parent] < seq)) break;
+      this.move(parent, i);
+      i = parent;
+    }
+    this.place(i, time, seq, id, version);
   }
 
   private grow(): void {

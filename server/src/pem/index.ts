@@ -129,6 +129,21 @@ function scenarioPlacement(spec: ScenarioSpec, archive: Otf2Archive, options: Pr
   return options.coresPerNode !== undefined ? tracedPlacement(archive.ranks, options.coresPerNode) : traced;
 }
 
+/** A stream whose first operation is read when it is made (a rank's start is its first event's time). */
+class PrimedStream implements RankStream {
+  private first: PemOp | undefined;
+  constructor(private readonly stream: RankStream) {
+    this.first = stream.next();
+  }
+
+  next(): PemOp | undefined {
+    const first = this.first;
+    if (!first) return this.stream.next();
+    this.first = undefined;
+    return first;
+  }
+}
+
 /** Reads a map file for `ScenarioSpec.map`. */
 export function readMapFile(file: string): number[] {
   let text: string;
@@ -300,20 +315,7 @@ export async function predictScenarios(
     if (timedScales) opStreams = opStreams.map((stream, i) => scaledCompute(stream, timedScales[i]));
     for (const dealer of dealers) opStreams = dealTasks(opStreams, dealer);
     // The first operation of every rank is read before the run, which fixes each rank's start.
-    const firstOps = opStreams.map((stream) => stream.next());
-    const primed = opStreams.map((stream, i) => {
-      let held: typeof firstOps[number] | undefined = firstOps[i];
-      return {
-        next: () => {
-          if (held) {
-            const op = held;
-            held = undefined;
-            return op;
-          }
-          return stream.next();
-        },
-      };
-    });
+    const primed = opStreams.map((stream) => new PrimedStream(stream));
     const engineNet = engineNetwork(network, recordedOn, options.eventCostSeconds === undefined, preconnected);
     // Seed 000's sharing is the documented default; turns are said where ranks share a core.
     if (engineNet.schedulerSliceSeconds && placementRanksPerCore(placement).some((k) => k > 1)) {

@@ -36,67 +36,92 @@ export const RESUMED_WAIT_SECONDS = 200e-6;
 
 export class PemOp {
   /** CPU seconds computed between the end of the previous operation and this one. */
-  compute = 0;
+  declare compute: number;
   /**
    * Seconds the rank spent off its core after that computation, neither computing nor waiting
    * for a core: blocked in a system call (writing output, reading a file) or asleep. It takes
-   * as long in every placement and uses no CPU. Absent (0) on most operations: a field on every
+   * as long in every placement and uses no CPU. Undefined on most operations: a number on every
    * one cost the whole pipeline 2.5% of its speed.
    */
-  offCpuSeconds?: number;
+  declare offCpuSeconds?: number;
   /** Partner as a world rank (Send, Isend, Recv, Irecv). */
-  peer = -1;
-  comm = 0;
-  tag = 0;
-  bytes = 0;
+  declare peer: number;
+  declare comm: number;
+  declare tag: number;
+  declare bytes: number;
   /** Request id (Isend, Irecv). */
-  request = -1;
+  declare request: number;
   /** Requests completed by a Wait (shared and empty for every other kind: no array per operation). */
-  requests: readonly number[] = NO_REQUESTS;
+  declare requests: readonly number[];
   /** OTF2_CollectiveOp (Collective). */
-  collective = 0;
+  declare collective: number;
   /** Root as a world rank, or -1. */
-  root = -1;
-  sizeSent = 0;
-  sizeReceived = 0;
+  declare root: number;
+  declare sizeSent: number;
+  declare sizeReceived: number;
   /**
    * Recv, Irecv: CPU seconds the traced calls spent on this receive beyond their kind's smallest
    * (copying the message in, at the speed the run's caches gave it): the posting, and the poll
    * (MPI_Test family) that completed it; −1: not measured.
    */
-  copySeconds = -1;
+  declare copySeconds: number;
   /**
    * Recv, Irecv: posted with MPI_ANY_SOURCE / MPI_ANY_TAG (the recorder's `causal_lens:wildcards`
    * attribute); `peer` and `tag` are what matched in the trace. In a replay the message that
-   * reaches the rank first matches. Absent on most operations, as offCpuSeconds.
+   * reaches the rank first matches. Undefined on most operations, as offCpuSeconds.
    */
-  anySource?: boolean;
-  anyTag?: boolean;
+  declare anySource?: boolean;
+  declare anyTag?: boolean;
   /**
    * Wait: the trace polled for it in a loop (MPI_Test-family calls failing, computation between
    * them): the CPU seconds of one poll and what follows it; 0 when the trace's first poll found it
-   * done (a poll, not a wait inside MPI, should it wait in a replay). Absent on most operations, as offCpuSeconds.
+   * done (a poll, not a wait inside MPI, should it wait in a replay). Undefined on most operations, as offCpuSeconds.
    */
-  pollInterval?: number;
+  declare pollInterval?: number;
   /**
    * Wait, with pollInterval above 0: the CPU seconds its trace's failed polls took (their tests
    * and the computation between them), which the engine charges the wait at most: a poller polls
    * once per round of its core, and the rounds of the trace's run are what its polls counted.
-   * Absent on most operations, as offCpuSeconds.
+   * Undefined on most operations, as offCpuSeconds.
    */
-  polledSeconds?: number;
+  declare polledSeconds?: number;
   /**
    * Recv, Wait: CPU a resumption after a real wait costs on a shared core, from the trace (the
    * median of its kind's calls that were off their core for most of a wait of RESUMED_WAIT_SECONDS
    * or more, less the kind's smallest: TraceOpsOptions.resumeCost); the engine charges it to a
-   * replayed wait as long, and at least its switch to any. Absent on most operations, as offCpuSeconds.
+   * replayed wait as long, and at least its switch to any. Undefined on most operations, as offCpuSeconds.
    */
-  resumeSeconds?: number;
+  declare resumeSeconds?: number;
   /** Send, Isend: goes to the source the rank's last wildcard receive matched in the replay, not to `peer` (dealing.ts). */
-  toWildcardSource?: boolean;
+  declare toWildcardSource?: boolean;
   /** Send, Isend: what the message carries to its receiver's stream; Recv, Irecv: set by the engine to what the matched message carried (dealing.ts). */
-  payload?: unknown;
-  constructor(public kind: OpKind) {}
+  declare payload?: unknown;
+  declare kind: OpKind;
+  // Every field set here, in one order, rather than by class field initializers, after which each
+  // `new` went through V8's generic construct stub: the whole pipeline −0.9% in instructions.
+  constructor(kind: OpKind) {
+    this.kind = kind;
+    this.compute = 0;
+    this.offCpuSeconds = undefined;
+    this.peer = -1;
+    this.comm = 0;
+    this.tag = 0;
+    this.bytes = 0;
+    this.request = -1;
+    this.requests = NO_REQUESTS;
+    this.collective = 0;
+    this.root = -1;
+    this.sizeSent = 0;
+    this.sizeReceived = 0;
+    this.copySeconds = -1;
+    this.anySource = undefined;
+    this.anyTag = undefined;
+    this.pollInterval = undefined;
+    this.polledSeconds = undefined;
+    this.resumeSeconds = undefined;
+    this.toWildcardSource = undefined;
+    this.payload = undefined;
+  }
 }
 
 /** One rank's operations, pulled one at a time; undefined after the End. */

@@ -142,6 +142,8 @@ interface MpiRegion {
   resumeCost: number;
 }
 
+const NO_MEMBERS: readonly number[] = [];
+
 const NOT_MPI: MpiRegion = { id: -1, poll: false, any: false, finalize: false, inCallCost: 0, smallestCallCpu: undefined, smallestSeen: Infinity, resumeCost: 0 };
 
 /** The CPU_TIME metric classes of the archive (metric class ids whose member is named CPU_TIME). */
@@ -194,19 +196,31 @@ export class Otf2RankStream implements RankStream {
   /** The current call has a blocking send and a blocking receive (MPI_Sendrecv). */
   private regionSends = false;
   private regionRecvs = false;
-  private regionCompletions: number[] = [];
-  /** Of regionCompletions, the sends' (copied wherever kept: emptied at each call). */
-  private regionSendCompletions: number[] = [];
+  /**
+   * The requests the current call completed: the first `regionCompletionCount`, and of them the
+   * sends' (the first `regionSendCount`). Reused from call to call (a wait takes a copy): a new
+   * list per call grew through V8's runtime at its first element.
+   */
+  private readonly regionCompletions: number[] = [];
+  private regionCompletionCount = 0;
+  private readonly regionSendCompletions: number[] = [];
+  private regionSendCount = 0;
   /** Send completions an MPI_Waitsome-like call of the trace took that the replay leaves to the rank's next wait. */
   private carriedSends: number[] = [];
   /** The call has MPI records: its communication is modelled, so it costs its kind's work. */
   private regionCommunicates = false;
   /** The receives the current call posted (MPI_Irecv) or completed by polling (MPI_Test family): its CPU above the smallest copied them in. */
-  private regionReceives: PemOp[] = [];
+  private readonly regionReceives: PemOp[] = [];
+  private regionReceiveCount = 0;
   private syntheticRequest = -2;
-  private readonly memberCache = new Map<number, readonly number[]>();
-  /** The MPI_* regions by id: one lookup per Enter of any region. */
-  private readonly mpiRegions: Map<number, MpiRegion>;
+  /** The communicator of the last message record, and its members (world ranks). */
+  private lastComm = -1;
+  private lastMembers: readonly number[] = NO_MEMBERS;
+  /**
+   * The MPI_* regions, indexed by region id: one lookup per Enter of any region (a Map's took
+   * 0.7% of a whole prediction's time; ids are the definitions' dense numbering).
+   */
+  private readonly mpiRegions: MpiRegion[] = [];
   /** The rank entered MPI_Finalize: what follows is read (to the end of the file) but not used. */
   private finalizing = false;
   /** The MPI call being read. */
@@ -242,23 +256,19 @@ export class Otf2RankStream implements RankStream {
     this.tracksReads = options.sampleGaps === true || (options.realReadCostSeconds ?? 0) > 0;
     this.secondsPerTick = 1 / archive.defs.clock.ticksPerSecond;
     this.wildcardsAttribute = [...archive.defs.attributes].find(([, attribute]) => attribute.name === WILDCARDS_ATTRIBUTE)?.[0] ?? -1;
-    this.mpiRegions = new Map(
-      [...archive.defs.regions]
-        .filter(([, name]) => name.startsWith('MPI_'))
-        .map(([id, name]) => [
-          id,
-          {
-            id,
-            poll: /^MPI_Test(any|some|all)?$/.test(name),
-            any: /^MPI_(Wait|Test)(any|some)$/.test(name),
-            finalize: name === 'MPI_Finalize',
-            inCallCost: options.inCallCost?.get(id) ?? 0,
-            smallestCallCpu: options.smallestCallCpu?.get(id),
-            smallestSeen: Infinity,
-            resumeCost: options.resumeCost?.get(id) ?? 0,
-          },
-        ]),
-    );
+    for (const [id, name] of archive.defs.regions) {
+      if (!name.startsWith('MPI_')) continue;
+      this.mpiRegions[id] = {
+        id,
+        poll: /^MPI_Test(any|some|all)?$/.test(name),
+        any: /^MPI_(Wait|Test)(any|some)$/.test(name),
+        finalize: name === 'MPI_Finalize',
+        inCallCost: options.inCallCost?.get(id) ?? 0,
+        smallestCallCpu: options.smallestCallCpu?.get(id),
+        smallestSeen: Infinity,
+        resumeCost: options.resumeCost?.get(id) ?? 0,
+      };
+    }
   }
 
   get fraction(): number {
@@ -312,11 +322,12 @@ export class Otf2RankStream implements RankStream {
 
   private worldRank(comm: number, rankInComm: number): number {
     if (rankInComm < 0) return -1;
-    let members = this.memberCache.get(comm);
-    if (!members) {
-      members = this.communicators.get(comm) ?? [];
-      this.memberCache.set(comm, members);
+    // A rank's messages mostly stay on one communicator: its members are looked up when it changes.
+    if (comm !== this.lastComm) {
+      this.lastComm = comm;
+      this.lastMembers = this.communicators.get(comm) ?? NO_MEMBERS;
     }
+    const members = this.lastMembers;
     if (members.length === 0) return this.rank.rank;
     return members[rankInComm] ?? -1;
   }
@@ -375,7 +386,7 @@ export class Otf2RankStream implements RankStream {
         return;
       case ev.EventRecord.Enter: {
         if (this.depth++ > 0) return;
-        const call = this.mpiRegions.get(r.region);
+        const call = this.mpiRegions[r.region];
         if (!call) {
           this.depth = 0;
           return;
@@ -393,12 +404,11 @@ export class Otf2RankStream implements RankStream {
         }
         this.regionStartWall = time;
         this.regionStartCpu = this.cpu;
-        // closeRegion empties `region`; completions are handed to their wait, so a new list only after
-        // some, and new lists for the others too (setting an array's length goes through V8's runtime).
-        if (this.regionCompletions.length > 0) this.regionCompletions = [];
-        if (this.regionSendCompletions.length > 0) this.regionSendCompletions = [];
+        // Counts, not lengths: setting an array's length goes through V8's runtime.
+        this.regionCompletionCount = 0;
+        this.regionSendCount = 0;
         this.regionCommunicates = false;
-        if (this.regionReceives.length > 0) this.regionReceives = [];
+        this.regionReceiveCount = 0;
         return;
       }
       case ev.EventRecord.Leave:
@@ -442,7 +452,7 @@ export class Otf2RankStream implements RankStream {
         this.openIrecvs.set(r.request, op);
         this.regionCommunicates = true;
         this.addRegionOp(op);
-        this.regionReceives.push(op);
+        this.regionReceives[this.regionReceiveCount++] = op;
         return;
       }
       case ev.EventRecord.MpiIrecv: {
@@ -450,9 +460,9 @@ export class Otf2RankStream implements RankStream {
         if (posted) {
           this.openIrecvs.delete(r.request);
           this.receiveFields(r, posted);
-          this.regionCompletions.push(r.request);
+          this.regionCompletions[this.regionCompletionCount++] = r.request;
           // A poll that completes a receive does not wait either: it copies the message in.
-          if (this.call.poll) this.regionReceives.push(posted);
+          if (this.call.poll) this.regionReceives[this.regionReceiveCount++] = posted;
         } else {
           // A receive completed without a recorded post: treat it as a blocking receive.
           this.blockingRecv(r);
@@ -462,8 +472,8 @@ export class Otf2RankStream implements RankStream {
         return;
       }
       case ev.EventRecord.MpiIsendComplete:
-        this.regionCompletions.push(r.request);
-        this.regionSendCompletions.push(r.request);
+        this.regionCompletions[this.regionCompletionCount++] = r.request;
+        this.regionSendCompletions[this.regionSendCount++] = r.request;
         this.regionCommunicates = true;
         return;
       case ev.EventRecord.MpiRequestCancelled: {
@@ -537,7 +547,7 @@ export class Otf2RankStream implements RankStream {
     // A blocking send's work (the tracer's Enter record, the library's posting) is done before its
     // message leaves: on the latency program's critical path, 0.07 of 0.5 µs per message; a
     // receiving call's work follows its message.
-    const sendOnly = this.regionSends && !this.regionRecvs && this.regionCompletions.length === 0;
+    const sendOnly = this.regionSends && !this.regionRecvs && this.regionCompletionCount === 0;
     const call = this.call;
     if (sendOnly) this.carry += call.inCallCost;
     for (let i = 0; i < count; i++) {
@@ -545,12 +555,12 @@ export class Otf2RankStream implements RankStream {
       if (sendrecv && op.kind === OpKind.Send) {
         op.kind = OpKind.Isend;
         op.request = this.syntheticRequest--;
-        this.regionCompletions.push(op.request);
+        this.regionCompletions[this.regionCompletionCount++] = op.request;
       }
       if (op.kind === OpKind.Recv && call.resumeCost > 0) op.resumeSeconds = call.resumeCost;
       this.emit(op);
     }
-    if (this.regionCompletions.length > 0) {
+    if (this.regionCompletionCount > 0) {
       const wait = new PemOp(OpKind.Wait);
       wait.requests = this.waitedRequests(call);
       if (call.resumeCost > 0) wait.resumeSeconds = call.resumeCost;
@@ -573,10 +583,14 @@ export class Otf2RankStream implements RankStream {
     const cpuSeconds = !Number.isNaN(this.cpu) && !Number.isNaN(this.regionStartCpu) ? Math.max(0, (this.cpu - this.regionStartCpu) * 1e-9) : NaN;
     // Posting a receive whose message is there copies it in (Open MPI's single copy), and so does
     // the poll that completes one; neither waits: their CPU above their kind's smallest is that copy.
-    const smallest = this.regionReceives.length > 0 ? call.smallestCallCpu : undefined;
+    const receives = this.regionReceiveCount;
+    const smallest = receives > 0 ? call.smallestCallCpu : undefined;
     if (smallest !== undefined && cpuSeconds >= 0) {
-      const share = Math.max(0, cpuSeconds - smallest) / this.regionReceives.length;
-      for (const receive of this.regionReceives) receive.copySeconds = Math.max(0, receive.copySeconds) + share;
+      const share = Math.max(0, cpuSeconds - smallest) / receives;
+      for (let i = 0; i < receives; i++) {
+        const receive = this.regionReceives[i];
+        receive.copySeconds = Math.max(0, receive.copySeconds) + share;
+      }
     }
     // A call whose CPU clock did not advance says nothing about the tracer's cost.
     if (cpuSeconds > 0) {
@@ -596,7 +610,7 @@ export class Otf2RankStream implements RankStream {
         call.smallestSeen = work;
         this.facts.smallestCallCpu.set(call.id, work);
       }
-      if (this.options.unavoidableSeconds && (this.regionRecvs || this.regionCompletions.length > 0) && isResumedCall((time - this.regionStartWall) * this.secondsPerTick, cpuSeconds)) {
+      if (this.options.unavoidableSeconds && (this.regionRecvs || this.regionCompletionCount > 0) && isResumedCall((time - this.regionStartWall) * this.secondsPerTick, cpuSeconds)) {
         let resumed = this.facts.resumedCallCpu.get(call.id);
         if (!resumed) this.facts.resumedCallCpu.set(call.id, (resumed = []));
         if (resumed.length < CALLS_KEPT_PER_REGION) resumed.push(cpuSeconds);
@@ -630,13 +644,15 @@ export class Otf2RankStream implements RankStream {
   private waitedRequests(call: MpiRegion): number[] {
     const carried = this.carriedSends;
     const sends = this.regionSendCompletions;
-    if (call.any && sends.length > 0 && sends.length === this.regionCompletions.length) {
-      this.carriedSends = sends.slice(1);
+    const count = this.regionCompletionCount;
+    if (call.any && this.regionSendCount > 0 && this.regionSendCount === count) {
+      this.carriedSends = sends.slice(1, this.regionSendCount);
       return carried.length > 0 ? [...carried, sends[0]] : [sends[0]];
     }
-    if (carried.length === 0) return this.regionCompletions;
+    const completed = this.regionCompletions.slice(0, count);
+    if (carried.length === 0) return completed;
     this.carriedSends = [];
-    return [...carried, ...this.regionCompletions];
+    return [...carried, ...completed];
   }
 
   private finish(): void {
