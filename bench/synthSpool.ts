@@ -175,6 +175,45 @@ export function writeHaloSpool(dir: string, ranks: number, iterations: number, s
 }
 
 /**
+ * Writes `dir`/spool for two ranks that exchange one message per iteration with receives posted a
+ * round ahead (double buffering): each iteration posts the next iteration's receive, sends, then
+ * waits for this iteration's receive and send. Tag i + 1 is iteration i's; returns the records written.
+ */
+export function writePrepostedSpool(dir: string, iterations: number): number {
+  const writers = openSpool(dir, 2);
+  let request = 0;
+  const recvs = writers.map(() => [] as number[]);
+  const post = (r: number, iteration: number) => {
+    const w = writers[r];
+    w.call(REGION_IRECV, () => w.record(CL_IRECV_REQUEST, { request: (recvs[r][iteration] = ++request) }));
+  };
+  for (const r of [0, 1]) post(r, 0);
+  for (let iteration = 0; iteration < iterations; iteration++) {
+    const sends = [0, 0];
+    const sentAt = [0, 0];
+    for (const r of [0, 1]) {
+      const w = writers[r];
+      w.compute(20_000);
+      if (iteration + 1 < iterations) post(r, iteration + 1);
+      w.call(REGION_ISEND, () => w.record(CL_ISEND, { peer: 1 - r, tag: iteration + 1, bytes: HALO_BYTES, request: (sends[r] = ++request) }));
+      sentAt[r] = w.time;
+    }
+    for (const r of [0, 1]) {
+      const w = writers[r];
+      w.call(
+        REGION_WAITALL,
+        () => {
+          w.record(CL_IRECV, { peer: 1 - r, tag: iteration + 1, bytes: HALO_BYTES, request: recvs[r][iteration] });
+          w.record(CL_ISEND_COMPLETE, { request: sends[r] });
+        },
+        sentAt[1 - r] + 10_000,
+      );
+    }
+  }
+  return closeSpool(dir, writers);
+}
+
+/**
  * Writes `dir`/spool for a master and `ranks` − 1 workers dealt `tasks` tasks of 50–2,050 µs
  * (heavy-tailed, as samples/mpi/master_worker's); returns the records written.
  */

@@ -144,6 +144,9 @@ interface MpiRegion {
 
 const NO_MEMBERS: readonly number[] = [];
 
+/** Operations handed out before a stream's queue that never empties moves what it holds to its front (Otf2RankStream.ready). */
+const READY_COMPACT_AFTER = 1024;
+
 const NOT_MPI: MpiRegion = { id: -1, poll: false, any: false, finalize: false, inCallCost: 0, smallestCallCpu: undefined, smallestSeen: Infinity, resumeCost: 0 };
 
 /** The CPU_TIME metric classes of the archive (metric class ids whose member is named CPU_TIME). */
@@ -174,8 +177,14 @@ export class Otf2RankStream implements RankStream {
   /** Skipped or unusable records, counted by reason. */
   readonly skipped = new Map<string, number>();
   private readonly reader: ev.Otf2EventReader;
-  private readonly ready: PemOp[] = [];
+  /**
+   * Operations read and not handed out: ready[readyHead…readyEnd). Its places are used again once
+   * it is empty, as it is after most calls: appending to an array whose front had been cut off went
+   * through V8's runtime (the whole pipeline −1.8% in instructions).
+   */
+  private readonly ready: (PemOp | undefined)[] = [];
   private readyHead = 0;
+  private readyEnd = 0;
   private readonly openIrecvs = new IdTable<PemOp>();
   private readonly secondsPerTick: number;
   private readonly ranksPerCore: number;
@@ -281,14 +290,20 @@ export class Otf2RankStream implements RankStream {
 
   next(): PemOp | undefined {
     for (;;) {
-      if (this.readyHead < this.ready.length) {
-        const head = this.ready[this.readyHead];
+      if (this.readyHead < this.readyEnd) {
+        const head = this.ready[this.readyHead]!;
         // A posted receive is held until its completion names the source, and until the call
         // that completed it ended (a completing poll measures its copy).
         if (!(head.kind === OpKind.Irecv && (this.openIrecvs.get(head.request) === head || this.depth > 0)) || this.ended) {
-          this.ready[this.readyHead++] = undefined as unknown as PemOp;
-          if (this.readyHead > 1024 && this.readyHead * 2 > this.ready.length) {
-            this.ready.splice(0, this.readyHead);
+          this.ready[this.readyHead++] = undefined;
+          if (this.readyHead === this.readyEnd) {
+            this.readyHead = 0;
+            this.readyEnd = 0;
+          } else if (this.readyHead > READY_COMPACT_AFTER && this.readyHead * 2 > this.readyEnd) {
+            // A rank with a receive always posted ahead never empties it: what is left moves to the front.
+            this.ready.copyWithin(0, this.readyHead, this.readyEnd);
+            this.ready.fill(undefined, this.readyEnd - this.readyHead, this.readyEnd);
+            this.readyEnd -= this.readyHead;
             this.readyHead = 0;
           }
           return head;
@@ -317,7 +332,7 @@ export class Otf2RankStream implements RankStream {
     }
     this.carry = 0;
     this.failedPolls = 0;
-    this.ready.push(op);
+    this.ready[this.readyEnd++] = op;
   }
 
   private worldRank(comm: number, rankInComm: number): number {
