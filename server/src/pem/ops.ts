@@ -35,6 +35,7 @@ const NO_REQUESTS: readonly number[] = [];
 export const RESUMED_WAIT_SECONDS = 200e-6;
 
 export class PemOp {
+  declare kind: OpKind;
   /** CPU seconds computed between the end of the previous operation and this one. */
   declare compute: number;
   /**
@@ -96,7 +97,6 @@ export class PemOp {
   declare toWildcardSource?: boolean;
   /** Send, Isend: what the message carries to its receiver's stream; Recv, Irecv: set by the engine to what the matched message carried (dealing.ts). */
   declare payload?: unknown;
-  declare kind: OpKind;
   // Every field set here, in one order, rather than by class field initializers, after which each
   // `new` went through V8's generic construct stub: the whole pipeline −0.9% in instructions.
   constructor(kind: OpKind) {

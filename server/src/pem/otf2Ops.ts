@@ -144,7 +144,7 @@ interface MpiRegion {
 
 const NO_MEMBERS: readonly number[] = [];
 
-/** Operations handed out before a stream's queue that never empties moves what it holds to its front (Otf2RankStream.ready). */
+/** Otf2RankStream.ready, when it never empties: what it holds moves to its front once this many places before it were handed out. */
 const READY_COMPACT_AFTER = 1024;
 
 const NOT_MPI: MpiRegion = { id: -1, poll: false, any: false, finalize: false, inCallCost: 0, smallestCallCpu: undefined, smallestSeen: Infinity, resumeCost: 0 };
