@@ -188,6 +188,13 @@ export class Otf2RankStream implements RankStream {
   private readonly openIrecvs = new IdTable<PemOp>();
   private readonly secondsPerTick: number;
   private readonly ranksPerCore: number;
+  /**
+   * TraceOpsOptions read at every operation or call, kept here: the options objects of a first
+   * pass and of a replay differ in shape, so reading them where they are used was a polymorphic load.
+   */
+  private readonly eventCost: number;
+  private readonly realReadCost: number;
+  private readonly unavoidable: ((op: PemOp) => number) | undefined;
   private ended = false;
   private carry = 0;
   /** Time off the core since the last operation (PemOp.offCpuSeconds). */
@@ -257,10 +264,13 @@ export class Otf2RankStream implements RankStream {
     private readonly communicators: Map<number, readonly number[]>,
     private readonly cpuMetrics: Set<number>,
     private readonly originTicks: number,
-    private readonly options: TraceOpsOptions = {},
+    options: TraceOpsOptions = {},
   ) {
     this.reader = openRankEvents(archive, rank, options.windowBytes);
     this.ranksPerCore = options.ranksPerCore ?? 1;
+    this.eventCost = options.eventCostSeconds ?? 0;
+    this.realReadCost = options.realReadCostSeconds ?? 0;
+    this.unavoidable = options.unavoidableSeconds;
     if (options.sampleGaps) this.facts.shortGapsAfterRead = { real: [], estimated: [] };
     this.tracksReads = options.sampleGaps === true || (options.realReadCostSeconds ?? 0) > 0;
     this.secondsPerTick = 1 / archive.defs.clock.ticksPerSecond;
@@ -324,7 +334,7 @@ export class Otf2RankStream implements RankStream {
   }
 
   private emit(op: PemOp): void {
-    op.compute = Math.max(0, this.carry - (this.options.eventCostSeconds ?? 0) - this.realReadGaps * (this.options.realReadCostSeconds ?? 0));
+    op.compute = Math.max(0, this.carry - this.eventCost - this.realReadGaps * this.realReadCost);
     this.realReadGaps = 0;
     if (this.offCpu > 0) {
       op.offCpuSeconds = this.offCpu;
@@ -610,9 +620,10 @@ export class Otf2RankStream implements RankStream {
     // A call whose CPU clock did not advance says nothing about the tracer's cost.
     if (cpuSeconds > 0) {
       let work = cpuSeconds;
-      if (this.options.unavoidableSeconds) for (let i = 0; i < count; i++) work -= this.options.unavoidableSeconds(ops[i]);
+      const unavoidable = this.unavoidable;
+      if (unavoidable) for (let i = 0; i < count; i++) work -= unavoidable(ops[i]);
       work = Math.max(0, work);
-      if (this.options.unavoidableSeconds && count > 0 && ops[0].kind === OpKind.Collective) {
+      if (unavoidable && count > 0 && ops[0].kind === OpKind.Collective) {
         this.facts.collectiveRegions.add(call.id);
         let calls = this.facts.collectiveCalls.get(call.id);
         if (!calls) this.facts.collectiveCalls.set(call.id, (calls = { work: [], members: [] }));
@@ -625,7 +636,7 @@ export class Otf2RankStream implements RankStream {
         call.smallestSeen = work;
         this.facts.smallestCallCpu.set(call.id, work);
       }
-      if (this.options.unavoidableSeconds && (this.regionRecvs || this.regionCompletionCount > 0) && isResumedCall((time - this.regionStartWall) * this.secondsPerTick, cpuSeconds)) {
+      if (unavoidable && (this.regionRecvs || this.regionCompletionCount > 0) && isResumedCall((time - this.regionStartWall) * this.secondsPerTick, cpuSeconds)) {
         let resumed = this.facts.resumedCallCpu.get(call.id);
         if (!resumed) this.facts.resumedCallCpu.set(call.id, (resumed = []));
         if (resumed.length < CALLS_KEPT_PER_REGION) resumed.push(cpuSeconds);
