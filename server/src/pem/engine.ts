@@ -57,6 +57,7 @@ import { IdTable } from './idTable';
 import { EventQueue } from './eventQueue';
 import { NodeState } from './nodeCores';
 import { Mailboxes, Posted, Sent } from './mailboxes';
+import { DOUBLE_ZERO } from '../doubleFields';
 
 export interface EngineNetwork {
   oneWay(bytes: number, sameNode: boolean): number;
@@ -152,12 +153,12 @@ const polls = (rank: RankState) => rank.status !== COMPUTING && rank.status !== 
 /** A completion: when, and the critical-path split of the path that leads to it. */
 class Completion {
   resolved = false;
-  time = 0;
+  time = DOUBLE_ZERO;
   /** CPU seconds the waiter spends once it completes (copying an intra-node message in). */
-  work = 0;
-  pc = 0;
-  pm = 0;
-  pw = 0;
+  work = DOUBLE_ZERO;
+  pc = DOUBLE_ZERO;
+  pm = DOUBLE_ZERO;
+  pw = DOUBLE_ZERO;
   waiter: RankState | null = null;
 }
 
@@ -170,20 +171,20 @@ const EAGER_SENT: Completion = Object.assign(new Completion(), { resolved: true,
 class RankState {
   status = 0;
   /** While it waits in a polling loop: the weight of its polls in its node's sharing (NodeState.pollShares), and NodeState.served when it started. */
-  pollShare = 0;
-  pollServed = 0;
+  pollShare = DOUBLE_ZERO;
+  pollServed = DOUBLE_ZERO;
   /** Blocked in a wait its trace polled for (NodeState.pollers). */
   pollWait = false;
   /** EngineResult.computeCpuSeconds and callCpuSeconds. */
-  computeCpu = 0;
-  callCpu = 0;
+  computeCpu = DOUBLE_ZERO;
+  callCpu = DOUBLE_ZERO;
   op: PemOp | undefined;
-  burstStart = 0;
-  burstCpu = 0;
+  burstStart = DOUBLE_ZERO;
+  burstCpu = DOUBLE_ZERO;
   /** The path ending at this rank's present: compute, communication, waiting for a CPU. */
-  pc = 0;
-  pm = 0;
-  pw = 0;
+  pc = DOUBLE_ZERO;
+  pm = DOUBLE_ZERO;
+  pw = DOUBLE_ZERO;
   /** Open requests by id. */
   readonly requests = new IdTable<Completion>();
   /** While blocked: completions still unknown and the latest known one. */
@@ -192,12 +193,12 @@ class RankState {
   /** Set while the burst is the work of completed receives, not computation before `op`. */
   resuming = false;
   /** When it last blocked in a call. */
-  blockedAt = 0;
+  blockedAt = DOUBLE_ZERO;
   finish = NaN;
   /** Taking turns (EngineNetwork.schedulerSliceSeconds): CPU of its slice used before it last got a core, NodeState.served then, and its burst's CPU left while it waits for a core. */
-  sliceUsed = 0;
-  coreServed = 0;
-  cpuLeft = 0;
+  sliceUsed = DOUBLE_ZERO;
+  coreServed = DOUBLE_ZERO;
+  cpuLeft = DOUBLE_ZERO;
   constructor(
     readonly rank: number,
     readonly node: number,
@@ -208,36 +209,50 @@ class RankState {
 /** A node of the engine, holding its ranks' states. */
 type Node = NodeState<RankState>;
 
-/** A message in flight: what matching reads (Sent), and when its data arrives, at whose cost. */
-interface Message extends Sent {
+/**
+ * A message in flight: what matching reads (Sent), and when its data arrives, at whose cost.
+ * A class, its times begun as doubles (doubleFields.ts), and reused (PemEngine.freeMessages).
+ */
+class Message implements Sent {
+  src = 0;
+  time = DOUBLE_ZERO;
+  eager = false;
+  oneWay = DOUBLE_ZERO;
+  zeroWay = DOUBLE_ZERO;
+  payload: unknown = undefined;
+  seq = 0;
   /** Receiver (world rank). */
-  dst: number;
-  bytes: number;
+  dst = 0;
+  bytes = DOUBLE_ZERO;
   /** The table's size-dependent time, T(bytes) − T(0): see receiveWork. */
-  copy: number;
+  copy = DOUBLE_ZERO;
   /** The receiver copies the data in (inside a node, or between nodes that share memory). */
-  copied: boolean;
+  copied = false;
   /** The sender's node when the message crosses nodes, else −1. */
-  node: number;
-  pc: number;
-  pm: number;
-  pw: number;
-  sender: Completion | null;
+  node = -1;
+  pc = DOUBLE_ZERO;
+  pm = DOUBLE_ZERO;
+  pw = DOUBLE_ZERO;
+  sender: Completion | null = null;
   /** Eager data waiting for its node's link to decide its race (raceWindow): its queueing is not in `oneWay` yet. */
-  racing: boolean;
+  racing = false;
   /** The receive that matched it while it raced, resolved when the race is decided. */
-  matched: PostedRecv | null;
+  matched: PostedRecv | null = null;
 }
 
-/** A receive posted: what matching reads (Posted), and when and on what path. */
-interface PostedRecv extends Posted {
-  time: number;
+/** A receive posted: what matching reads (Posted), and when and on what path; a class, as Message. */
+class PostedRecv implements Posted {
+  time = DOUBLE_ZERO;
+  seq = 0;
   /** The receive's traced copy (PemOp.copySeconds). */
-  copy: number;
-  pc: number;
-  pm: number;
-  pw: number;
-  done: Completion;
+  copy = DOUBLE_ZERO;
+  pc = DOUBLE_ZERO;
+  pm = DOUBLE_ZERO;
+  pw = DOUBLE_ZERO;
+  constructor(
+    public op: PemOp,
+    public done: Completion,
+  ) {}
 }
 
 /**
@@ -287,7 +302,7 @@ export class PemEngine {
   /** EngineNetwork.schedulerSliceSeconds, or 0 (processor sharing). */
   private readonly slice: number;
   /** The time of the event being processed. */
-  private now = 0;
+  private now = DOUBLE_ZERO;
   /** Messages and receives matched and done with, for reuse: at thousands of ranks they outlive V8's young generation. */
   private readonly freeMessages: Message[] = [];
   private readonly freePosted: PostedRecv[] = [];
@@ -1063,8 +1078,7 @@ export class PemEngine {
   }
 
   private message(rank: RankState, op: PemOp, dst: number, time: number, eager: boolean, oneWay: number, zeroWay: number, copy: number, copied: boolean, node: number, sender: Completion | null): Message {
-    const msg = this.freeMessages.pop();
-    if (!msg) return { time, src: rank.rank, dst, bytes: op.bytes, eager, oneWay, zeroWay, copy, copied, node, pc: rank.pc, pm: rank.pm, pw: rank.pw, sender, racing: false, matched: null, payload: op.payload, seq: 0 };
+    const msg = this.freeMessages.pop() ?? new Message();
     msg.time = time;
     msg.src = rank.rank;
     msg.dst = dst;
@@ -1088,8 +1102,7 @@ export class PemEngine {
 
   /** A receive of `rank` posted at `time`; Mailboxes.holdRecv numbers it when no message matches it. */
   private posted(rank: RankState, op: PemOp, time: number, done: Completion): PostedRecv {
-    const recv = this.freePosted.pop();
-    if (!recv) return { op, time, seq: 0, copy: op.copySeconds, pc: rank.pc, pm: rank.pm, pw: rank.pw, done };
+    const recv = this.freePosted.pop() ?? new PostedRecv(op, done);
     recv.op = op;
     recv.time = time;
     recv.seq = 0;

@@ -4,6 +4,8 @@
 // heap until another comes: the engine mostly pushes a node's next finish and pops it at once
 // (two pushes and pops per operation), which then never enters the heap.
 
+import { DOUBLE_ZERO } from '../doubleFields';
+
 /**
  * The global queue: times with a kind (a node's next finish, a rank's completion, or network-stack
  * work arriving on a node) and the node version they were made for (for stack work: its seconds).
@@ -17,7 +19,7 @@ export class EventQueue {
   private count = 0;
   private seq = 0;
   /** The entry pushed last, not in the heap yet (heldSeq < 0: none). */
-  private heldTime = 0;
+  private heldTime = DOUBLE_ZERO;
   private heldSeq = -1;
   private heldId = 0;
   private heldVersion = 0;

@@ -3,6 +3,8 @@
 // to finish is found in O(log n) however many share the node, and its ranks polling in a loop
 // with the CPU at which each one's traced polls end. Generic over the engine's rank.
 
+import { DOUBLE_ZERO } from '../doubleFields';
+
 /** A node: its cores and the CPU share handed out so far, with a heap of running ranks by finish. */
 export class NodeState<Rank> {
   running = 0;
@@ -13,10 +15,10 @@ export class NodeState<Rank> {
    * computation: the CPU seconds of its ranks' finished computations (`computedSeconds`) over
    * their blocking calls (`blockedCalls`) so far.
    */
-  pollShares = 0;
+  pollShares = DOUBLE_ZERO;
   /** Its ranks waiting in a wait their trace polled for (PemOp.pollInterval set, 0 included): they poll between computations of their own, not in MPI. */
   pollers = 0;
-  computedSeconds = 0;
+  computedSeconds = DOUBLE_ZERO;
   blockedCalls = 0;
   /** Of the running ranks, those whose burst is the work of completed receives (the engine's RankState.resuming): inside a call. */
   resuming = 0;
@@ -24,15 +26,15 @@ export class NodeState<Rank> {
   ranks = 0;
   offCpu = 0;
   /** CPU seconds each running rank has received since the origin. */
-  served = 0;
-  lastTime = 0;
+  served = DOUBLE_ZERO;
+  lastTime = DOUBLE_ZERO;
   version = 0;
   /** Its next finish is to be queued once the event being processed is done (see scheduleNode). */
   rescheduled = false;
   /** Until when one core does the network stack's work (or its waiting ranks' turns, engine.ts completeBursts). */
-  stackUntil = 0;
+  stackUntil = DOUBLE_ZERO;
   /** CPU a rank spends taking a core back after a wait (EngineNetwork.switchIn). */
-  switchIn = 0;
+  switchIn = DOUBLE_ZERO;
   /** Its ranks polling in a loop, and the CPU served at which each one's polls end (the trace's polls taken). */
   private readonly pollerRanks: Rank[] = [];
   private readonly pollEnds: number[] = [];

@@ -2,6 +2,8 @@
 // the rank computed since the previous one ended. These are seed 000's PAG events (send,
 // startRecv, endRecv) widened to MPI: non-blocking operations, waits and collectives.
 
+import { DOUBLE_MINUS_ONE, DOUBLE_ZERO } from '../doubleFields';
+
 export const enum OpKind {
   /** Blocking send (MPI_Send): eager below the table's eager limit, rendezvous above. */
   Send,
@@ -101,19 +103,19 @@ export class PemOp {
   // `new` went through V8's generic construct stub: the whole pipeline −0.9% in instructions.
   constructor(kind: OpKind) {
     this.kind = kind;
-    this.compute = 0;
+    this.compute = DOUBLE_ZERO;
     this.offCpuSeconds = undefined;
     this.peer = -1;
-    this.comm = 0;
-    this.tag = 0;
-    this.bytes = 0;
-    this.request = -1;
+    this.comm = DOUBLE_ZERO;
+    this.tag = DOUBLE_ZERO;
+    this.bytes = DOUBLE_ZERO;
+    this.request = DOUBLE_MINUS_ONE;
     this.requests = NO_REQUESTS;
-    this.collective = 0;
+    this.collective = DOUBLE_ZERO;
     this.root = -1;
-    this.sizeSent = 0;
-    this.sizeReceived = 0;
-    this.copySeconds = -1;
+    this.sizeSent = DOUBLE_ZERO;
+    this.sizeReceived = DOUBLE_ZERO;
+    this.copySeconds = DOUBLE_MINUS_ONE;
     this.anySource = undefined;
     this.anyTag = undefined;
     this.pollInterval = undefined;

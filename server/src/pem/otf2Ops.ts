@@ -35,6 +35,7 @@ import { Otf2Problem } from '../trace/otf2Definitions';
 import * as ev from '../trace/otf2Events';
 import { OpKind, PemOp, RankStream, RESUMED_WAIT_SECONDS } from './ops';
 import { IdTable } from './idTable';
+import { DOUBLE_MINUS_ONE, DOUBLE_ZERO } from '../doubleFields';
 
 export interface TraceOpsOptions {
   /** Tracing cost subtracted per MPI call, seconds. */
@@ -147,7 +148,7 @@ const NO_MEMBERS: readonly number[] = [];
 /** Otf2RankStream.ready, when it never empties: what it holds moves to its front once this many places before it were handed out. */
 const READY_COMPACT_AFTER = 1024;
 
-const NOT_MPI: MpiRegion = { id: -1, poll: false, any: false, finalize: false, inCallCost: 0, smallestCallCpu: undefined, smallestSeen: Infinity, resumeCost: 0 };
+const NOT_MPI: MpiRegion = { id: -1, poll: false, any: false, finalize: false, inCallCost: DOUBLE_ZERO, smallestCallCpu: undefined, smallestSeen: Infinity, resumeCost: DOUBLE_ZERO };
 
 /** The CPU_TIME metric classes of the archive (metric class ids whose member is named CPU_TIME). */
 export function cpuTimeMetrics(archive: Otf2Archive): Set<number> {
@@ -173,7 +174,7 @@ export function isResumedCall(wallSeconds: number, cpuSeconds: number): boolean 
 
 /** A rank's operations, read from its event file as the engine asks for them. */
 export class Otf2RankStream implements RankStream {
-  readonly facts: RankTraceFacts = { firstSeconds: NaN, lastSeconds: NaN, suspendedSeconds: 0, smallestCallCpu: new Map(), collectiveRegions: new Set(), collectiveCalls: new Map(), resumedCallCpu: new Map(), anySourceReceives: 0, gapsAfterRealRead: 0 };
+  readonly facts: RankTraceFacts = { firstSeconds: NaN, lastSeconds: NaN, suspendedSeconds: DOUBLE_ZERO, smallestCallCpu: new Map(), collectiveRegions: new Set(), collectiveCalls: new Map(), resumedCallCpu: new Map(), anySourceReceives: 0, gapsAfterRealRead: 0 };
   /** Skipped or unusable records, counted by reason. */
   readonly skipped = new Map<string, number>();
   private readonly reader: ev.Otf2EventReader;
@@ -196,15 +197,15 @@ export class Otf2RankStream implements RankStream {
   private readonly realReadCost: number;
   private readonly unavoidable: ((op: PemOp) => number) | undefined;
   private ended = false;
-  private carry = 0;
+  private carry = DOUBLE_ZERO;
   /** Time off the core since the last operation (PemOp.offCpuSeconds). */
-  private offCpu = 0;
+  private offCpu = DOUBLE_ZERO;
   private lastWall = NaN;
   private lastCpu = NaN;
   private cpu = NaN;
-  private suspended = 0;
+  private suspended = DOUBLE_ZERO;
   private depth = 0;
-  private regionStartWall = 0;
+  private regionStartWall = DOUBLE_ZERO;
   private regionStartCpu = NaN;
   /** The current call's operations: the first `regionOps` (reused from call to call). */
   private readonly region: PemOp[] = [];
@@ -230,7 +231,7 @@ export class Otf2RankStream implements RankStream {
   private regionReceiveCount = 0;
   private syntheticRequest = -2;
   /** The communicator of the last message record, and its members (world ranks). */
-  private lastComm = -1;
+  private lastComm = DOUBLE_MINUS_ONE;
   private lastMembers: readonly number[] = NO_MEMBERS;
   /**
    * The MPI_* regions, indexed by region id: one lookup per Enter of any region (a Map's took
@@ -242,10 +243,10 @@ export class Otf2RankStream implements RankStream {
   /** The MPI call being read. */
   private call: MpiRegion = NOT_MPI;
   /** Carry and time off the core after the first failed poll since the last operation, and the failed polls counted. */
-  private firstPollCarry = 0;
-  private firstPollOffCpu = 0;
+  private firstPollCarry = DOUBLE_ZERO;
+  private firstPollOffCpu = DOUBLE_ZERO;
   private failedPolls = 0;
-  private lastMetric = -1;
+  private lastMetric = DOUBLE_MINUS_ONE;
   private lastMetricIsCpu = false;
   /** Whether real reads of the CPU clock are told apart (sampled, or their cost removed): not needed otherwise. */
   private readonly tracksReads: boolean;
@@ -282,10 +283,10 @@ export class Otf2RankStream implements RankStream {
         poll: /^MPI_Test(any|some|all)?$/.test(name),
         any: /^MPI_(Wait|Test)(any|some)$/.test(name),
         finalize: name === 'MPI_Finalize',
-        inCallCost: options.inCallCost?.get(id) ?? 0,
+        inCallCost: options.inCallCost?.get(id) ?? DOUBLE_ZERO,
         smallestCallCpu: options.smallestCallCpu?.get(id),
         smallestSeen: Infinity,
-        resumeCost: options.resumeCost?.get(id) ?? 0,
+        resumeCost: options.resumeCost?.get(id) ?? DOUBLE_ZERO,
       };
     }
   }

@@ -10,6 +10,8 @@
 // - every record except the pre-1.2 singletons is type byte, length byte (0xff: a full
 //   uint64 length follows) and that many payload bytes, so unknown or newer fields are skipped.
 
+import { DOUBLE_ZERO } from '../doubleFields';
+
 /** The buffer's own records (a const enum, as otf2Events.ts's EventRecord). */
 export const enum BufferRecord {
   EndOfChunk = 0,
@@ -33,7 +35,7 @@ export class Otf2DecodeError extends Error {}
 export class ByteCursor {
   little = true;
   /** File offset of bytes[0], for the offsets messages name (an event reader's window moves along its file). */
-  base = 0;
+  base = DOUBLE_ZERO;
   constructor(
     public bytes: Uint8Array,
     public pos = 0,

@@ -9,6 +9,7 @@
 import * as fs from 'node:fs';
 import { AttributeValue, BufferRecord, ByteCursor, Otf2DecodeError, readAttributeList, compressedBytes, compressedLittle, fullLittle, validSize } from './otf2Bytes';
 import { MAPPING_ATTRIBUTE, MAPPING_COMM, MAPPING_METRIC, MAPPING_REGION, Otf2Problem } from './otf2Definitions';
+import { DOUBLE_ZERO } from '../doubleFields';
 
 
 /**
@@ -92,21 +93,21 @@ export function clockIntervals(offsets: readonly { time: number; offset: number 
  */
 export class Otf2EventReader {
   type = 0;
-  time = 0;
-  region = 0;
+  time = DOUBLE_ZERO;
+  region = DOUBLE_ZERO;
   /** MpiSend/Isend receiver, MpiRecv/Irecv sender: a rank in `comm`. */
-  peer = 0;
-  comm = 0;
-  tag = 0;
-  length = 0;
-  request = 0;
-  collectiveOp = 0;
-  root = 0;
-  sizeSent = 0;
-  sizeReceived = 0;
-  metric = 0;
+  peer = DOUBLE_ZERO;
+  comm = DOUBLE_ZERO;
+  tag = DOUBLE_ZERO;
+  length = DOUBLE_ZERO;
+  request = DOUBLE_ZERO;
+  collectiveOp = DOUBLE_ZERO;
+  root = DOUBLE_ZERO;
+  sizeSent = DOUBLE_ZERO;
+  sizeReceived = DOUBLE_ZERO;
+  metric = DOUBLE_ZERO;
   readonly metricValues: number[] = [];
-  stopTime = 0;
+  stopTime = DOUBLE_ZERO;
   measurementOn = true;
   /** Attributes attached to this event. */
   readonly attributes: AttributeValue[] = [];
@@ -120,11 +121,11 @@ export class Otf2EventReader {
   private window: Uint8Array;
   private cursor: ByteCursor;
   /** File offset of window[0]. */
-  private windowStart = 0;
+  private windowStart = DOUBLE_ZERO;
   private fileSize: number;
-  private chunkStart = 0;
+  private chunkStart = DOUBLE_ZERO;
   /** File offset where the current chunk's records must end: its size, or the file's end. */
-  private chunkLimit = 0;
+  private chunkLimit = DOUBLE_ZERO;
   private done = false;
   private readonly scratch = new DataView(new ArrayBuffer(8));
   private readonly scratchBytes = new Uint8Array(this.scratch.buffer);
@@ -141,7 +142,7 @@ export class Otf2EventReader {
   private batchCount = 0;
   private batchNext = 0;
   /** The time after the batch's last record (a timestamp may follow its last event). */
-  private batchEndTime = 0;
+  private batchEndTime = DOUBLE_ZERO;
 
   constructor(
     readonly file: string,

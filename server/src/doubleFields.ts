@@ -1,0 +1,23 @@
+// Initial values for the fields of hot objects that will hold doubles (seconds, timestamps in
+// ticks, numbers read from a Float64Array).
+//
+// V8 gives each field of a class the representation of the first value stored in it: a small
+// integer, a double or any value. A field begun as a small integer (0, -1) that later receives a
+// double is widened for every object of the class, which deprecates the class's hidden map: every
+// optimized function that reads such an object falls back to the interpreter, is compiled again,
+// and the objects are migrated one by one. On a 10⁶-event prediction that happened to 50 fields
+// of the reader's, the conversion's and the engine's classes, and caused 15 of its 41
+// deoptimizations (docs/pem.md, Performance, 2026-11-28). Number literals cannot begin a field as
+// a double: V8 keeps 0 and -1 as small integers. A Float64Array's element is read as a heap number.
+
+const box = new Float64Array(1);
+
+function heapNumber(value: number): number {
+  box[0] = value;
+  return box[0];
+}
+
+/** 0, begun as a double. */
+export const DOUBLE_ZERO = heapNumber(0);
+/** -1, begun as a double. */
+export const DOUBLE_MINUS_ONE = heapNumber(-1);
