@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeComputeMatches, matchRankCompute, poolComputeMatches, scaledCompute, timedComputeScales, withComputeFrom } from '../../server/src/pem/computeSource';
 import { arrayStream, op, OpKind, PemOp } from '../../server/src/pem/ops';
+import { CancelledError, Pace } from '../../server/src/pem/pace';
 
 const ops = (...steps: [OpKind, number][]): PemOp[] => steps.map(([kind, compute]) => op(kind, { compute }));
 const drain = (stream: { next(): PemOp | undefined }): number[] => {
@@ -13,29 +14,29 @@ const drain = (stream: { next(): PemOp | undefined }): number[] => {
   return out;
 };
 
-test('same calls: each computation comes from the other trace', () => {
+test('same calls: each computation comes from the other trace', async () => {
   const own = () => ops([OpKind.Send, 1], [OpKind.Recv, 2], [OpKind.End, 3]);
   const other = () => ops([OpKind.Send, 10], [OpKind.Recv, 20], [OpKind.End, 30]);
-  const match = matchRankCompute(arrayStream(own()), arrayStream(other()));
+  const match = await matchRankCompute(arrayStream(own()), arrayStream(other()), new Pace());
   assert.deepEqual(match, { aligned: true, scale: 10, ownSeconds: 6, otherSeconds: 60 });
   assert.deepEqual(drain(withComputeFrom(arrayStream(own()), arrayStream(other()), match)), [10, 20, 30]);
   assert.deepEqual(describeComputeMatches([match], 'b.otf2'), []);
 });
 
-test('other messages (or another count): own computations scaled by the ratio of the totals, and named', () => {
+test('other messages (or another count): own computations scaled by the ratio of the totals, and named', async () => {
   const own = () => ops([OpKind.Send, 1], [OpKind.Recv, 3], [OpKind.End, 0]);
   const other = () => ops([OpKind.Recv, 2], [OpKind.Send, 2], [OpKind.Send, 2], [OpKind.End, 2]);
-  const match = matchRankCompute(arrayStream(own()), arrayStream(other()));
+  const match = await matchRankCompute(arrayStream(own()), arrayStream(other()), new Pace());
   assert.deepEqual(match, { aligned: false, scale: 2, ownSeconds: 4, otherSeconds: 8 });
   assert.deepEqual(drain(withComputeFrom(arrayStream(own()), arrayStream(other()), match)), [2, 6, 0]);
   assert.match(describeComputeMatches([{ aligned: true, scale: 1, ownSeconds: 1, otherSeconds: 1 }, match], 'b.otf2')[0], /^computation from b\.otf2: rank 1 sent, received or joined collectives otherwise there, so its own computations were scaled by 2\.000$/);
 });
 
-test('waits at other places (a pipeline stage whose send slots were full): computations taken between messages, copies from the receives', () => {
+test('waits at other places (a pipeline stage whose send slots were full): computations taken between messages, copies from the receives', async () => {
   // own waited before its second send; the other trace did not, and waited after its receive instead
   const own = () => [op(OpKind.Isend, { compute: 1 }), op(OpKind.Wait, { compute: 1 }), op(OpKind.Isend, { compute: 3 }), op(OpKind.Irecv, { compute: 2, copySeconds: 0.5 }), op(OpKind.End, { compute: 1 })];
   const other = () => [op(OpKind.Isend, { compute: 2 }), op(OpKind.Isend, { compute: 8 }), op(OpKind.Wait, { compute: 1 }), op(OpKind.Irecv, { compute: 3, copySeconds: 0.75, offCpuSeconds: 0.125 }), op(OpKind.End, { compute: 5 })];
-  const match = matchRankCompute(arrayStream(own()), arrayStream(other()));
+  const match = await matchRankCompute(arrayStream(own()), arrayStream(other()), new Pace());
   assert.deepEqual(match, { aligned: true, scale: 19 / 8, ownSeconds: 8, otherSeconds: 19 });
   const replaced: PemOp[] = [];
   const stream = withComputeFrom(arrayStream(own()), arrayStream(other()), match);
@@ -48,12 +49,22 @@ test('waits at other places (a pipeline stage whose send slots were full): compu
   assert.deepEqual(describeComputeMatches([match], 'b.otf2'), []);
 });
 
-test('a rank that computed nothing keeps its computations', () => {
-  const match = matchRankCompute(arrayStream(ops([OpKind.End, 0])), arrayStream(ops([OpKind.Send, 1], [OpKind.End, 1])));
+test('matching two long traces gives the event loop turns: a cancellation stops it there', async () => {
+  const long = (compute: number) => Array.from({ length: 20_000 }, (_, i) => op(i % 2 === 0 ? OpKind.Send : OpKind.Recv, { compute }));
+  const cancelled = new Pace(() => true);
+  // A turn is due once 50 ms of work have passed.
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  await assert.rejects(matchRankCompute(arrayStream(long(1)), arrayStream(long(2)), cancelled), CancelledError);
+  // Without a cancellation the same reads complete.
+  assert.deepEqual(await matchRankCompute(arrayStream(long(1)), arrayStream(long(2)), new Pace()), { aligned: true, scale: 2, ownSeconds: 20_000, otherSeconds: 40_000 });
+});
+
+test('a rank that computed nothing keeps its computations', async () => {
+  const match = await matchRankCompute(arrayStream(ops([OpKind.End, 0])), arrayStream(ops([OpKind.Send, 1], [OpKind.End, 1])), new Pace());
   assert.deepEqual(match, { aligned: false, scale: 1, ownSeconds: 0, otherSeconds: 2 });
 });
 
-test("measured receive copies follow the computations: the other trace's one by one, or scaled; unmeasured ones stay unmeasured", () => {
+test("measured receive copies follow the computations: the other trace's one by one, or scaled; unmeasured ones stay unmeasured", async () => {
   const copies = (stream: { next(): PemOp | undefined }): number[] => {
     const out: number[] = [];
     for (let o = stream.next(); o; o = stream.next()) out.push(o.copySeconds);
@@ -61,10 +72,10 @@ test("measured receive copies follow the computations: the other trace's one by 
   };
   const own = () => [op(OpKind.Irecv, { compute: 1, copySeconds: 0.5 }), op(OpKind.Irecv, { compute: 1 }), op(OpKind.End, { compute: 2 })];
   const same = () => [op(OpKind.Irecv, { compute: 2, copySeconds: 0.25 }), op(OpKind.Irecv, { compute: 2, copySeconds: 0.75 }), op(OpKind.End, { compute: 4 })];
-  const sameMatch = matchRankCompute(arrayStream(own()), arrayStream(same()));
+  const sameMatch = await matchRankCompute(arrayStream(own()), arrayStream(same()), new Pace());
   assert.deepEqual(copies(withComputeFrom(arrayStream(own()), arrayStream(same()), sameMatch)), [0.25, 0.75, -1]);
   const other = () => [op(OpKind.Irecv, { compute: 6 }), op(OpKind.End, { compute: 6 })];
-  const otherMatch = matchRankCompute(arrayStream(own()), arrayStream(other()));
+  const otherMatch = await matchRankCompute(arrayStream(own()), arrayStream(other()), new Pace());
   assert.deepEqual(otherMatch, { aligned: false, scale: 3, ownSeconds: 4, otherSeconds: 12 });
   assert.deepEqual(copies(withComputeFrom(arrayStream(own()), arrayStream(other()), otherMatch)), [1.5, -1, -1]);
 });

@@ -56,3 +56,16 @@ test('a cancellation stops a prediction at its next turn, in its first pass or i
     assert.ok(Date.now() - started < 2000, `cancelled after ${Date.now() - started} ms`);
   }
 });
+
+test("with another trace's computations (--compute-from), progress counts the matching of the two traces as a unit of its own", async () => {
+  const fractions: number[] = [];
+  const prediction = await predictScenarios(TRACE, [{}], { computeFrom: TRACE }, (fraction) => fractions.push(fraction));
+  assert.ok(prediction.scenarios[0].predictedSeconds > 0);
+  // Four units: the first passes over the two traces, their matching, the replay; the matching
+  // moves it once per rank matched (256), where nothing else reports in its quarter.
+  const matching = fractions.filter((f) => f > 0.5 && f <= 0.75);
+  assert.ok(matching.length >= 256, `${matching.length} steps while matching: ${fractions.join(' ')}`);
+  assert.ok(fractions.some((f) => f > 0.75 && f < 1), `replay: ${fractions.join(' ')}`);
+  assert.ok(fractions.every((f, i) => i === 0 || f >= fractions[i - 1]), fractions.join(' '));
+  assert.equal(fractions.at(-1), 1);
+});

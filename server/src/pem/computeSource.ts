@@ -20,6 +20,7 @@
 import { Otf2Archive } from '../trace/otf2Archive';
 import { OpKind, PemOp, RankStream } from './ops';
 import { factorList, rankList } from './rankList';
+import { Pace } from './pace';
 
 /** How one rank's computations are replaced. */
 export interface RankComputeMatch {
@@ -44,8 +45,11 @@ function nextSegment(stream: RankStream): PemOp[] {
 
 const segmentCompute = (ops: readonly PemOp[]): number => ops.reduce((sum, op) => sum + op.compute, 0);
 
-/** Compares a rank's operations in the two traces (a first pass over both). */
-export function matchRankCompute(own: RankStream, other: RankStream): RankComputeMatch {
+/**
+ * Compares a rank's operations in the two traces (a first pass over both, as long as the traces):
+ * it gives the event loop turns (`pace`), and a cancellation stops it there.
+ */
+export async function matchRankCompute(own: RankStream, other: RankStream, pace: Pace): Promise<RankComputeMatch> {
   let aligned = true;
   let ownTotal = 0;
   let otherTotal = 0;
@@ -56,6 +60,7 @@ export function matchRankCompute(own: RankStream, other: RankStream): RankComput
     if (a.length === 0 || b.length === 0 || a[a.length - 1].kind !== b[b.length - 1].kind) aligned = false;
     ownTotal += segmentCompute(a);
     otherTotal += segmentCompute(b);
+    if (pace.counted()) await pace.pause();
   }
   return { aligned, scale: ownTotal > 0 ? otherTotal / ownTotal : 1, ownSeconds: ownTotal, otherSeconds: otherTotal };
 }

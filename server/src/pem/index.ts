@@ -176,8 +176,9 @@ export async function predictScenarios(
   const bounds = tables.map((table) => (options.tableSpread ? spreadBounds(table, traced, tracedAt) : []));
   const replays = bounds.reduce((sum, b) => sum + 1 + b.length, 0);
   const computeArchive = options.computeFrom !== undefined ? openTrace(options.computeFrom) : undefined;
-  // Progress counts the first passes over the trace (and the computations' trace) and the replays, one unit each.
-  const passes = computeArchive ? 2 : 1;
+  // Progress counts the first passes over the trace (and over the computations' trace, and the
+  // matching of the two) and the replays, one unit each.
+  const passes = computeArchive ? 3 : 1;
   const units = passes + replays;
   const pace = new Pace(cancel);
   const { open: streamsOf, openRank, anySourceRanks } = await rankStreamFactory(archive, options.eventCostSeconds, traced, pace, (fraction) => progress?.(fraction / units));
@@ -185,7 +186,7 @@ export async function predictScenarios(
   const notes: string[] = [];
   const warnings = unpinnedOversubscribed(archive.ranks).map(unpinnedWarning);
   const dealers = await findDealers(openRank, anySourceRanks, notes, pace);
-  let computeMatches: RankComputeMatch[] = [];
+  const computeMatches: RankComputeMatch[] = [];
   // The other trace's ranks' first events: its run's start, which comes with its computations.
   let computeFirstSeconds: number[] | undefined;
   if (computeArchive && options.computeFrom !== undefined && computeStreamsOf) {
@@ -193,9 +194,15 @@ export async function predictScenarios(
     if (mismatch) throw new ScenarioError(mismatch);
     const own = streamsOf();
     const other = computeStreamsOf();
-    computeMatches = own.map((stream, i) => matchRankCompute(stream, other[i]));
+    try {
+      for (let i = 0; i < own.length; i++) {
+        computeMatches.push(await matchRankCompute(own[i], other[i], pace));
+        progress?.((2 + (i + 1) / own.length) / units);
+      }
+    } finally {
+      for (const stream of [...own, ...other]) stream.close();
+    }
     computeFirstSeconds = other.map((stream) => stream.facts.firstSeconds);
-    for (const stream of [...own, ...other]) stream.close();
     const dealtWorkers = new Set(dealers.flatMap((dealer) => [...dealer.workers]));
     for (const dealer of dealers) poolComputeMatches(computeMatches, dealer.workers);
     traceProblems.push(...describeComputeMatches(computeMatches, options.computeFrom, dealtWorkers));
