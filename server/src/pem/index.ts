@@ -516,12 +516,13 @@ async function rankStreamFactory(
   // the rounds' receives. On a shared core the rounds' zero-byte times come off too, as the
   // engine's switch back onto the core after each round (EngineNetwork.switchIn) holds the
   // library's receive and send.
-  const unavoidableSeconds = (sharesCore: boolean) => (op: PemOp) => {
+  // Two functions, not one per rank: a call site that met a new function of the same code deoptimized.
+  const unavoidableSeconds = [false, true].map((sharesCore) => (op: PemOp) => {
     const members = op.kind === OpKind.Collective ? communicators.get(op.comm) : undefined;
     if (!members) return 0;
     const bytes = Math.max(op.sizeSent, op.sizeReceived);
     return sharesCore ? rounds.cost(op.comm, members, op.collective, bytes) : rounds.copies(op.comm, members, op.collective, bytes);
-  };
+  });
   const inCall = new Map<number, number>();
   const collectiveRegions = new Set<number>();
   const collectiveCalls = new Map<number, { work: number[]; members: number[] }>();
@@ -561,7 +562,7 @@ async function rankStreamFactory(
     return lowQuantile(gaps);
   }
   const tracerGaps: number[] = [];
-  const firstPass = archive.ranks.map((rank, i) => openStream(i, { unavoidableSeconds: unavoidableSeconds(ranksPerCore[rank.rank] > 1), ranksPerCore: ranksPerCore[rank.rank], sampleGaps: eventCostSeconds === 'auto' }));
+  const firstPass = archive.ranks.map((rank, i) => openStream(i, { unavoidableSeconds: unavoidableSeconds[ranksPerCore[rank.rank] > 1 ? 1 : 0], ranksPerCore: ranksPerCore[rank.rank], sampleGaps: eventCostSeconds === 'auto' }));
   try {
     for (let i = 0; i < firstPass.length; i++) tracerGaps.push(await firstPassGap(firstPass[i], i));
   } finally {
