@@ -6,7 +6,7 @@
 // double is widened for every object of the class, which deprecates the class's hidden map: every
 // optimized function that reads such an object falls back to the interpreter, is compiled again,
 // and the objects are migrated one by one. On a 10⁶-event prediction that happened to 50 fields
-// of the reader's, the conversion's and the engine's classes, and caused 15 of its 41
+// of the reader's, the conversion's and the engine's classes, and caused 17 of its 42
 // deoptimizations (docs/pem.md, Performance, 2026-11-28). Number literals cannot begin a field as
 // a double: V8 keeps 0 and -1 as small integers. A Float64Array's element is read as a heap number.
 
