@@ -72,3 +72,16 @@ test('receives posted a round ahead: the traced configuration replays to the end
   const error = scenario.predictedSeconds / prediction.measuredSeconds - 1;
   assert.ok(Math.abs(error) < 0.02, `predicted ${scenario.predictedSeconds} s against ${prediction.measuredSeconds} s traced`);
 });
+
+test('a message naming a rank outside its communicator is counted as a problem of the rank, not dropped silently', () => {
+  const archive = openOtf2Archive(TRACE);
+  // Every communicator of this two-rank trace taken as holding rank 0 alone: rank 0's partner, 1, is outside.
+  const alone = new Map([...communicatorRanks(archive.defs).keys()].map((comm) => [comm, [0]]));
+  const stream = new Otf2RankStream(archive, archive.ranks[0], alone, cpuTimeMetrics(archive), 0);
+  const peers: number[] = [];
+  for (let op = stream.next(); op; op = stream.next()) if (op.kind === OpKind.Irecv || op.kind === OpKind.Isend) peers.push(op.peer);
+  stream.close();
+  assert.equal(peers.length, 2 * ITERATIONS);
+  assert.ok(peers.every((peer) => peer === -1), 'taken as no rank');
+  assert.deepEqual([...stream.skipped], [['a message or collective root naming a rank outside its communicator (taken as no rank)', 2 * ITERATIONS]]);
+});

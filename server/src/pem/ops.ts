@@ -106,12 +106,12 @@ export class PemOp {
     this.compute = DOUBLE_ZERO;
     this.offCpuSeconds = undefined;
     this.peer = -1;
-    this.comm = 0;
-    this.tag = 0;
+    this.comm = DOUBLE_ZERO;
+    this.tag = DOUBLE_ZERO;
     this.bytes = DOUBLE_ZERO;
     this.request = DOUBLE_MINUS_ONE;
     this.requests = NO_REQUESTS;
-    this.collective = 0;
+    this.collective = DOUBLE_ZERO;
     this.root = -1;
     this.sizeSent = DOUBLE_ZERO;
     this.sizeReceived = DOUBLE_ZERO;

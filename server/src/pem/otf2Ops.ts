@@ -35,7 +35,7 @@ import { Otf2Problem } from '../trace/otf2Definitions';
 import * as ev from '../trace/otf2Events';
 import { OpKind, PemOp, RankStream, RESUMED_WAIT_SECONDS } from './ops';
 import { IdTable } from './idTable';
-import { DOUBLE_ZERO } from '../doubleFields';
+import { DOUBLE_MINUS_ONE, DOUBLE_ZERO } from '../doubleFields';
 
 export interface TraceOpsOptions {
   /** Tracing cost subtracted per MPI call, seconds. */
@@ -231,7 +231,7 @@ export class Otf2RankStream implements RankStream {
   private regionReceiveCount = 0;
   private syntheticRequest = -2;
   /** The communicator of the last message record, and its members (world ranks). */
-  private lastComm = -1;
+  private lastComm = DOUBLE_MINUS_ONE;
   private lastMembers: readonly number[] = NO_MEMBERS;
   /**
    * The MPI_* regions, indexed by region id: one lookup per Enter of any region (a Map's took
@@ -246,7 +246,7 @@ export class Otf2RankStream implements RankStream {
   private firstPollCarry = DOUBLE_ZERO;
   private firstPollOffCpu = DOUBLE_ZERO;
   private failedPolls = 0;
-  private lastMetric = -1;
+  private lastMetric = DOUBLE_MINUS_ONE;
   private lastMetricIsCpu = false;
   /** Whether real reads of the CPU clock are told apart (sampled, or their cost removed): not needed otherwise. */
   private readonly tracksReads: boolean;
@@ -355,7 +355,10 @@ export class Otf2RankStream implements RankStream {
     }
     const members = this.lastMembers;
     if (members.length === 0) return this.rank.rank;
-    return members[rankInComm] ?? -1;
+    const world = members[rankInComm];
+    if (world !== undefined) return world;
+    this.count('a message or collective root naming a rank outside its communicator (taken as no rank)');
+    return -1;
   }
 
   /**

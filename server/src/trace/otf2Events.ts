@@ -89,27 +89,23 @@ export function clockIntervals(offsets: readonly { time: number; offset: number 
 
 /**
  * Reads one event after another into its own fields (no object per event). After `next()`
- * returns true, `type` and `time` and the fields of that record type are set. The 32-bit fields
- * (references, peer, tag, root, collective operation) are int32 (`| 0`; OTF2_UNDEFINED stays −1):
- * V8 then keeps them, and the PEM operations built from them, as small integers, where a
- * Float64Array's element, whole or not, is read as a heap number that each object boxes (the
- * whole prediction −0.7% in instructions; doubleFields.ts for the 64-bit ones and times).
+ * returns true, `type` and `time` and the fields of that record type are set.
  */
 export class Otf2EventReader {
   type = 0;
   time = DOUBLE_ZERO;
-  region = 0;
+  region = DOUBLE_ZERO;
   /** MpiSend/Isend receiver, MpiRecv/Irecv sender: a rank in `comm`. */
-  peer = 0;
-  comm = 0;
-  tag = 0;
+  peer = DOUBLE_ZERO;
+  comm = DOUBLE_ZERO;
+  tag = DOUBLE_ZERO;
   length = DOUBLE_ZERO;
   request = DOUBLE_ZERO;
-  collectiveOp = 0;
-  root = 0;
+  collectiveOp = DOUBLE_ZERO;
+  root = DOUBLE_ZERO;
   sizeSent = DOUBLE_ZERO;
   sizeReceived = DOUBLE_ZERO;
-  metric = 0;
+  metric = DOUBLE_ZERO;
   readonly metricValues: number[] = [];
   stopTime = DOUBLE_ZERO;
   measurementOn = true;
@@ -236,7 +232,7 @@ export class Otf2EventReader {
         }
         if (SINGLETON[type] === 1) {
           const value = c.uint();
-          if (type === EventRecord.Enter || type === EventRecord.Leave) this.region = mapId(this.regionMap, value) | 0;
+          if (type === EventRecord.Enter || type === EventRecord.Leave) this.region = mapId(this.regionMap, value);
           else this.request = value;
           if (!this.accept(type)) continue;
           return true;
@@ -335,10 +331,10 @@ export class Otf2EventReader {
     this.time = this.batchTimes[i];
     this.events++;
     if (type === EventRecord.Metric) {
-      this.metric = fields[f] | 0;
+      this.metric = fields[f];
       this.metricValues[0] = fields[f + 1];
       if (this.metricValues.length !== 1) this.metricValues.length = 1;
-    } else if (type === EventRecord.Enter || type === EventRecord.Leave) this.region = fields[f] | 0;
+    } else if (type === EventRecord.Enter || type === EventRecord.Leave) this.region = fields[f];
     else this.takeBatchedFields(type, f);
     return true;
   }
@@ -352,18 +348,18 @@ export class Otf2EventReader {
         this.request = fields[f];
         return;
       case EventRecord.MpiCollectiveEnd:
-        this.collectiveOp = fields[f] | 0;
-        this.comm = fields[f + 1] | 0;
-        this.root = fields[f + 2] | 0;
+        this.collectiveOp = fields[f];
+        this.comm = fields[f + 1];
+        this.root = fields[f + 2];
         this.sizeSent = fields[f + 3];
         this.sizeReceived = fields[f + 4];
         return;
       case EventRecord.MpiCollectiveBegin:
         return;
       default:
-        this.peer = fields[f] | 0;
-        this.comm = fields[f + 1] | 0;
-        this.tag = fields[f + 2] | 0;
+        this.peer = fields[f];
+        this.comm = fields[f + 1];
+        this.tag = fields[f + 2];
         this.length = fields[f + 3];
         if (type === EventRecord.MpiIsend || type === EventRecord.MpiIrecv) this.request = fields[f + 4];
     }
@@ -393,21 +389,21 @@ export class Otf2EventReader {
       case EventRecord.MpiRecv:
       case EventRecord.MpiIsend:
       case EventRecord.MpiIrecv:
-        this.peer = c.uint() | 0;
-        this.comm = mapId(this.commMap, c.uint()) | 0;
-        this.tag = c.uint() | 0;
+        this.peer = c.uint();
+        this.comm = mapId(this.commMap, c.uint());
+        this.tag = c.uint();
         this.length = c.uint();
         if (type === EventRecord.MpiIsend || type === EventRecord.MpiIrecv) this.request = c.uint();
         return;
       case EventRecord.MpiCollectiveEnd:
         this.collectiveOp = c.u8();
-        this.comm = mapId(this.commMap, c.uint()) | 0;
-        this.root = c.uint() | 0;
+        this.comm = mapId(this.commMap, c.uint());
+        this.root = c.uint();
         this.sizeSent = c.uint();
         this.sizeReceived = c.uint();
         return;
       case EventRecord.Metric: {
-        this.metric = mapId(this.metricMap, c.uint()) | 0;
+        this.metric = mapId(this.metricMap, c.uint());
         const count = c.u8();
         const values = this.metricValues;
         let n = 0;
