@@ -14,11 +14,19 @@
 // trace compare two commits: `git worktree add /tmp/old COMMIT`, `npx tsc -p .` there, and
 // `--build /tmp/old --build .`. Instructions are not seconds (a cache miss costs more than an
 // add), but a change that saves none saves little time.
+// With --misses, the opening and the whole prediction run under callgrind's cache simulation
+// instead, its last level set to this machine's L2 (on the AMD EPYC VM a load beyond it costs
+// what memory costs: bench/memoryLatency.ts), and each build's line gives the L1 and L2 data
+// misses per event and the functions with the most L2 misses, JavaScript included (named from
+// node's --perf-basic-prof map: bench/callgrindCosts.ts). What a replay of many ranks waits for.
 
 import { execFileSync, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseFlags, repeated } from '../server/src/cli/flags';
+import { openOtf2Archive, openRankEvents } from '../server/src/trace/otf2Archive';
+import { callgrindCosts, parsePerfMap } from './callgrindCosts';
 import { withRecordedTrace } from './recordedTrace';
 
 type Stage = 'open' | 'read' | 'pipeline';
@@ -44,21 +52,60 @@ async function runStage(stage: Stage, trace: string, build: string): Promise<voi
   process.stdout.write(`${events}\n`);
 }
 
-/** Instructions a stage executes, counted by cachegrind; with the events it read. */
-function countStage(stage: Stage, trace: string, build: string): Promise<{ instructions: number; events: number }> {
+/** A stage run in a child under valgrind `tool` (its options first, node's after the node binary): valgrind's report, the events read, the child's pid. */
+function underValgrind(tool: string[], node: string[], stage: Stage, trace: string, build: string): Promise<{ report: string; events: number; pid: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('valgrind', ['--tool=cachegrind', '--cache-sim=no', '--cachegrind-out-file=/dev/null', process.execPath, '--predictable', __filename, '--stage', stage, '--trace', trace, '--build', build]);
+    const child = spawn('valgrind', [...tool, process.execPath, '--predictable', ...node, __filename, '--stage', stage, '--trace', trace, '--build', build]);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
     child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
     child.on('error', reject);
     child.on('close', (code) => {
-      const counted = /I\s+refs:\s+([\d,]+)/.exec(stderr);
-      if (code !== 0 || !counted) reject(new Error(`valgrind ${stage} of ${build} failed (${code}): ${stderr.slice(-2000)}`));
-      else resolve({ instructions: Number(counted[1].replace(/,/g, '')), events: Number(stdout.trim()) });
+      if (code !== 0) reject(new Error(`valgrind ${stage} of ${build} failed (${code}): ${stderr.slice(-2000)}`));
+      else resolve({ report: stderr, events: Number(stdout.trim()), pid: child.pid! });
     });
   });
+}
+
+/** Instructions a stage executes, counted by cachegrind; with the events it read. */
+async function countStage(stage: Stage, trace: string, build: string): Promise<{ instructions: number; events: number }> {
+  const { report, events } = await underValgrind(['--tool=cachegrind', '--cache-sim=no', '--cachegrind-out-file=/dev/null'], [], stage, trace, build);
+  const counted = /I\s+refs:\s+([\d,]+)/.exec(report);
+  if (!counted) throw new Error(`cachegrind gave no count for ${stage} of ${build}: ${report.slice(-2000)}`);
+  return { instructions: Number(counted[1].replace(/,/g, '')), events };
+}
+
+/** This machine's L2 in bytes (sysfs), or 2 MiB. */
+function l2Bytes(): number {
+  try {
+    const size = fs.readFileSync('/sys/devices/system/cpu/cpu0/cache/index2/size', 'utf8').trim();
+    const match = /^(\d+)([KM]?)$/.exec(size);
+    if (match) return Number(match[1]) * (match[2] === 'M' ? 2 ** 20 : match[2] === 'K' ? 2 ** 10 : 1);
+  } catch {
+    // No sysfs cache description (a container without it): the AMD EPYC VM's.
+  }
+  return 2 * 2 ** 20;
+}
+
+/** Cache misses of a stage under callgrind's simulation (L1 data 32 KiB; last level the L2), per function. */
+async function missStage(stage: Stage, trace: string, build: string) {
+  const out = path.join(os.tmpdir(), `causal-lens-misses-${process.pid}-${stage}.callgrind`);
+  // --perf-basic-prof also starts V8's log, in the working directory unless told where.
+  const log = path.join(os.tmpdir(), `causal-lens-misses-${process.pid}-${stage}.v8.log`);
+  try {
+    const cache = ['--cache-sim=yes', '--D1=32768,8,64', `--LL=${l2Bytes()},16,64`];
+    const { pid } = await underValgrind(['--tool=callgrind', ...cache, '--dump-instr=yes', `--callgrind-out-file=${out}`], ['--perf-basic-prof', '--no-logfile-per-isolate', `--logfile=${log}`], stage, trace, build);
+    const map = `/tmp/perf-${pid}.map`;
+    try {
+      return callgrindCosts(fs.readFileSync(out, 'utf8'), parsePerfMap(fs.readFileSync(map, 'utf8')));
+    } finally {
+      fs.rmSync(map, { force: true });
+    }
+  } finally {
+    fs.rmSync(out, { force: true });
+    fs.rmSync(log, { force: true });
+  }
 }
 
 /** `work` over `items`, at most `slots` at a time; the results in the items' order. */
@@ -97,8 +144,54 @@ async function countBuilds(trace: string, builds: readonly string[]): Promise<vo
   }
 }
 
+/** The trace's OTF2 events, read with this build's reader. */
+function countEvents(trace: string): number {
+  const archive = openOtf2Archive(trace);
+  if (archive.fatal) throw new Error(archive.fatal);
+  let events = 0;
+  for (const rank of archive.ranks) {
+    const reader = openRankEvents(archive, rank);
+    while (reader.next()) events++;
+    reader.close();
+  }
+  return events;
+}
+
+/** Functions listed per build with --misses. */
+const MISSES_LISTED = 15;
+
+/** One line per build: its L1 and L2 data misses per event for the whole pipeline, and the functions that miss most. */
+async function missBuilds(trace: string, builds: readonly string[]): Promise<void> {
+  for (const build of builds) {
+    const [pipeline, open] = await inParallel(['pipeline', 'open'] as Stage[], os.availableParallelism(), (s) => missStage(s, trace, build));
+    const events = countEvents(trace);
+    if (!(events > 0)) throw new Error(`${trace}: no events read`);
+    const sum = (costs: readonly number[], names: string[]) => names.reduce((total, name) => total + (costs[pipeline.eventNames.indexOf(name)] ?? 0), 0);
+    const l1 = (costs: readonly number[]) => sum(costs, ['D1mr', 'D1mw']);
+    const l2 = (costs: readonly number[]) => sum(costs, ['DLmr', 'DLmw']);
+    const l2Pipeline = l2(pipeline.totals) - l2(open.totals);
+    process.stdout.write(
+      `${JSON.stringify({
+        bench: 'pem-misses',
+        build: path.resolve(build),
+        trace,
+        events,
+        l2Bytes: l2Bytes(),
+        l1MissesPerEvent: +((l1(pipeline.totals) - l1(open.totals)) / events).toFixed(2),
+        l2MissesPerEvent: +(l2Pipeline / events).toFixed(2),
+        l2Misses: l2Pipeline,
+        // The whole process's, the opening's included (a few per cent of a large trace's).
+        mostL2Misses: [...pipeline.functions]
+          .sort((a, b) => l2(b.costs) - l2(a.costs))
+          .slice(0, MISSES_LISTED)
+          .map((f) => ({ function: f.name.slice(0, 120), l2Misses: l2(f.costs), share: +(l2(f.costs) / l2(pipeline.totals)).toFixed(3) })),
+      })}\n`,
+    );
+  }
+}
+
 async function main(): Promise<void> {
-  const parsed = parseFlags(process.argv.slice(2), { trace: 'string', record: 'string', build: 'strings', stage: 'string' });
+  const parsed = parseFlags(process.argv.slice(2), { trace: 'string', record: 'string', build: 'strings', stage: 'string', misses: 'boolean' });
   const trace = parsed.flags.trace as string | undefined;
   const record = parsed.flags.record === undefined ? undefined : Number(parsed.flags.record);
   const builds = repeated(parsed, 'build');
@@ -109,15 +202,16 @@ async function main(): Promise<void> {
     await runStage(stage, trace, builds[0] ?? thisBuild);
     return;
   }
-  if ((trace === undefined) === (record === undefined) || (record !== undefined && !(record >= 1))) throw new Error('usage: pemInstructions --trace FILE | --record EVENTS [--build DIR]...');
+  if ((trace === undefined) === (record === undefined) || (record !== undefined && !(record >= 1))) throw new Error('usage: pemInstructions --trace FILE | --record EVENTS [--build DIR]... [--misses]');
   try {
     execFileSync('valgrind', ['--version']);
   } catch {
     throw new Error('valgrind is not installed (scripts/setup-tools.sh installs it)');
   }
   const all = builds.length > 0 ? builds : [thisBuild];
-  if (trace) await countBuilds(trace, all);
-  else await withRecordedTrace(record!, (archive) => countBuilds(archive, all));
+  const measure = parsed.flags.misses ? missBuilds : countBuilds;
+  if (trace) await measure(trace, all);
+  else await withRecordedTrace(record!, (archive) => measure(archive, all));
 }
 
 main().catch((error: unknown) => {

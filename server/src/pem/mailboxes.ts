@@ -53,8 +53,6 @@ class PairChannels<M extends Sent, R extends Posted> {
   readonly byKey = new IdTable<Channel<M, R>>();
   /** When it holds this many its idle channels are forgotten; then at twice those in flight, so many in flight are not scanned at every message. */
   forgetAt = PAIR_CHANNELS_MAX;
-  /** The channel used last: most pairs use one, and it is found without the table. */
-  last: Channel<M, R> | null = null;
 }
 
 /** A receiver's senders with channels kept before the idle channels of all are forgotten. */
@@ -90,8 +88,19 @@ export class Mailboxes<M extends Sent, R extends Posted> {
   private readonly receivers: ReceiverPairs<M, R>[];
   /** Channels forgotten, for reuse. */
   private readonly idleChannels: Channel<M, R>[] = [];
+  /**
+   * The channel each pair of ranks used last, by pairKey: most pairs use one, found here without
+   * the receiver's tables. With many ranks those are cold when a pair's next message comes, and on
+   * the AMD EPYC VM each object between the receiver and its channel (five of them) was a load from
+   * memory of about 100 ns (docs/pem.md, Performance, 2026-11-28 08:00). A forgotten channel leaves it.
+   */
+  private readonly lastByPair = new Map<number, Channel<M, R>>();
   /** Per rank, its wildcard receives posted and not matched yet, in the order they were posted. */
   private readonly wildcardRecvs: R[][];
+  /** Per rank, how many those are: read at every send, where the rank's list would be one more object to load. */
+  private readonly wildcardCounts: Int32Array;
+  /** Per rank, 1 once it keeps its channels' heads (ReceiverPairs.heads): read at every message held or taken, for the same reason. */
+  private readonly keepsHeads: Uint8Array;
   /** Per rank, the source its last wildcard receive matched, or −1. */
   private readonly wildcardSources: Int32Array;
   /** Messages held so far (Sent.seq), and receives (Posted.seq). */
@@ -101,7 +110,14 @@ export class Mailboxes<M extends Sent, R extends Posted> {
   constructor(ranks: number) {
     this.receivers = Array.from({ length: ranks }, () => new ReceiverPairs<M, R>());
     this.wildcardRecvs = Array.from({ length: ranks }, () => []);
+    this.wildcardCounts = new Int32Array(ranks);
+    this.keepsHeads = new Uint8Array(ranks);
     this.wildcardSources = new Int32Array(ranks).fill(-1);
+  }
+
+  /** The pair `src` → `dst` as one number. */
+  private pairKey(src: number, dst: number): number {
+    return src * this.receivers.length + dst;
   }
 
   /** The source `rank`'s last wildcard receive matched (PemOp.toWildcardSource), or −1. */
@@ -111,19 +127,19 @@ export class Mailboxes<M extends Sent, R extends Posted> {
 
   /** The channel of messages from `src` to `dst` on communicator `comm` and `tag`. */
   channel(src: number, dst: number, comm: number, tag: number): Channel<M, R> {
-    // Small enough to be inlined into the engine's send and receive: a new channel is opened apart.
-    const channels = this.receivers[dst].bySender.get(src);
-    const last = channels?.last;
-    if (last && last.comm === comm && last.tag === tag) return last;
-    return this.findChannel(channels, src, dst, comm, tag);
+    // Small enough to be inlined into the engine's send and receive: the tables are searched apart.
+    const pair = this.pairKey(src, dst);
+    const last = this.lastByPair.get(pair);
+    if (last !== undefined && last.comm === comm && last.tag === tag) return last;
+    const channel = this.findChannel(src, dst, comm, tag);
+    this.lastByPair.set(pair, channel);
+    return channel;
   }
 
-  /** The pair's channel on `comm` and `tag` from its table, or a new one; the pair's last. */
-  private findChannel(channels: PairChannels<M, R> | undefined, src: number, dst: number, comm: number, tag: number): Channel<M, R> {
-    const found = channels?.byKey.get(comm * 4294967296 + tag);
-    if (!found) return this.openChannel(channels, src, dst, comm, tag);
-    channels!.last = found;
-    return found;
+  /** The pair's channel on `comm` and `tag` from its receiver's tables, or a new one. */
+  private findChannel(src: number, dst: number, comm: number, tag: number): Channel<M, R> {
+    const channels = this.receivers[dst].bySender.get(src);
+    return channels?.byKey.get(comm * 4294967296 + tag) ?? this.openChannel(channels, src, dst, comm, tag);
   }
 
   /** A new channel, on the pair's `channels` when it has any. */
@@ -140,7 +156,6 @@ export class Mailboxes<M extends Sent, R extends Posted> {
     channel.comm = comm;
     channel.tag = tag;
     channels.byKey.set(comm * 4294967296 + tag, channel);
-    channels.last = channel;
     return channel;
   }
 
@@ -151,7 +166,7 @@ export class Mailboxes<M extends Sent, R extends Posted> {
   takeRecv(channel: Channel<M, R>, src: number, dst: number, payload: unknown): R | undefined {
     // Without wildcard receives or payloads (most programs) the channel's first receive takes it,
     // in a method small enough to be inlined into the engine's send.
-    if (this.wildcardRecvs[dst].length === 0 && payload === undefined) return channel.recvs.shift();
+    if (this.wildcardCounts[dst] === 0 && payload === undefined) return channel.recvs.shift();
     return this.takeFittingRecv(channel, src, dst, payload);
   }
 
@@ -166,8 +181,10 @@ export class Mailboxes<M extends Sent, R extends Posted> {
       }
     }
     let recv: R | undefined;
-    if (wildcard >= 0 && !(channel.recvs.length > 0 && channel.recvs[0].seq < wildcards[wildcard].seq)) recv = wildcards.splice(wildcard, 1)[0];
-    else recv = channel.recvs.shift();
+    if (wildcard >= 0 && !(channel.recvs.length > 0 && channel.recvs[0].seq < wildcards[wildcard].seq)) {
+      recv = wildcards.splice(wildcard, 1)[0];
+      this.wildcardCounts[dst]--;
+    } else recv = channel.recvs.shift();
     if (!recv) return undefined;
     recv.op.payload = payload;
     if (recv.op.anySource) this.wildcardSources[dst] = src;
@@ -178,7 +195,7 @@ export class Mailboxes<M extends Sent, R extends Posted> {
   holdMessage(channel: Channel<M, R>, msg: M): void {
     msg.seq = this.sends++;
     channel.sends.push(msg);
-    if (channel.sends.length === 1) this.receivers[channel.dst].heads?.headChanged(channel);
+    if (channel.sends.length === 1 && this.keepsHeads[channel.dst] === 1) this.receivers[channel.dst].heads!.headChanged(channel);
   }
 
   /** The channel whose first message a receive `op` of `dst` takes: its own, or a wildcard receive's pick (undefined when it finds none). */
@@ -190,7 +207,7 @@ export class Mailboxes<M extends Sent, R extends Posted> {
   takeMessage(channel: Channel<M, R> | undefined, dst: number, op: PemOp): M | undefined {
     const msg = channel && channel.sends.length > 0 ? channel.sends.shift()! : undefined;
     if (!msg) return undefined;
-    this.receivers[dst].heads?.headChanged(channel!);
+    if (this.keepsHeads[dst] === 1) this.receivers[dst].heads!.headChanged(channel!);
     op.payload = msg.payload;
     if (op.anySource) this.wildcardSources[dst] = msg.src;
     return msg;
@@ -199,8 +216,10 @@ export class Mailboxes<M extends Sent, R extends Posted> {
   /** Holds a receive of `dst` no message matched on its `channel` (recvChannel) until one does: a wildcard receive with its rank's. */
   holdRecv(channel: Channel<M, R> | undefined, dst: number, recv: R): void {
     recv.seq = this.posts++;
-    if (isWildcard(recv.op)) this.wildcardRecvs[dst].push(recv);
-    else channel!.recvs.push(recv);
+    if (isWildcard(recv.op)) {
+      this.wildcardRecvs[dst].push(recv);
+      this.wildcardCounts[dst]++;
+    } else channel!.recvs.push(recv);
   }
 
   /**
@@ -215,7 +234,7 @@ export class Mailboxes<M extends Sent, R extends Posted> {
       const pair = receiver.bySender.get(op.peer);
       return pair && this.firstSent(pair, op);
     }
-    const heads = receiver.heads ?? this.keepHeads(receiver);
+    const heads = receiver.heads ?? this.keepHeads(receiver, dst);
     let best: Channel<M, R> | undefined;
     let bestArrival = Infinity;
     let bestSeq = Infinity;
@@ -250,10 +269,11 @@ export class Mailboxes<M extends Sent, R extends Posted> {
   }
 
   /** Starts keeping the receiver's channel heads (its first MPI_ANY_SOURCE receive), with the messages held now. */
-  private keepHeads(receiver: ReceiverPairs<M, R>): ChannelHeads<M, Channel<M, R>> {
+  private keepHeads(receiver: ReceiverPairs<M, R>, dst: number): ChannelHeads<M, Channel<M, R>> {
     const heads = new ChannelHeads<M, Channel<M, R>>(arrivalOf);
     for (const pair of receiver.bySender.values()) for (const channel of pair.byKey.values()) heads.headChanged(channel);
     receiver.heads = heads;
+    this.keepsHeads[dst] = 1;
     return heads;
   }
 
@@ -266,8 +286,9 @@ export class Mailboxes<M extends Sent, R extends Posted> {
   private forgetIdle(channels: PairChannels<M, R>): void {
     channels.byKey.deleteWhere((channel) => {
       if (channel.sends.length > 0 || channel.recvs.length > 0) return false;
-      // Its object goes to another pair's channel.
-      if (channel === channels.last) channels.last = null;
+      // Its object goes to another pair's channel: the pair no longer finds it.
+      const pair = this.pairKey(channel.src, channel.dst);
+      if (this.lastByPair.get(pair) === channel) this.lastByPair.delete(pair);
       this.idleChannels.push(channel);
       return true;
     });
