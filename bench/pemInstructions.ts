@@ -15,8 +15,8 @@
 // `--build /tmp/old --build .`. Instructions are not seconds (a cache miss costs more than an
 // add), but a change that saves none saves little time.
 // With --misses, the opening and the whole prediction run under callgrind's cache simulation
-// instead, its last level set to this machine's L2 (on the AMD EPYC VM a load beyond it costs
-// what memory costs: bench/memoryLatency.ts), and each build's line gives the L1 and L2 data
+// instead, its last level set to this machine's L2 (on the AMD EPYC VM a load beyond it costs,
+// at times, what memory costs: bench/memoryLatency.ts), and each build's line gives the L1 and L2 data
 // misses per event and the functions with the most L2 misses, JavaScript included (named from
 // node's --perf-basic-prof map: bench/callgrindCosts.ts). What a replay of many ranks waits for.
 

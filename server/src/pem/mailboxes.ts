@@ -92,7 +92,7 @@ export class Mailboxes<M extends Sent, R extends Posted> {
    * The channel each pair of ranks used last, by pairKey: most pairs use one, found here without
    * the receiver's tables. With many ranks those are cold when a pair's next message comes, and on
    * the AMD EPYC VM each object between the receiver and its channel (five of them) was a load from
-   * memory of about 100 ns (docs/pem.md, Performance, 2026-11-28 08:00). A forgotten channel leaves it.
+   * memory of about 100 ns (docs/pem.md, Performance, 2026-11-28 07:15). A forgotten channel leaves it.
    */
   private readonly lastByPair = new Map<number, Channel<M, R>>();
   /** Per rank, its wildcard receives posted and not matched yet, in the order they were posted. */
@@ -130,6 +130,7 @@ export class Mailboxes<M extends Sent, R extends Posted> {
     // Small enough to be inlined into the engine's send and receive: the tables are searched apart.
     const pair = this.pairKey(src, dst);
     const last = this.lastByPair.get(pair);
+    // The key is the pair's; a channel reused for another pair leaves the map first (forgetIdle).
     if (last !== undefined && last.comm === comm && last.tag === tag) return last;
     const channel = this.findChannel(src, dst, comm, tag);
     this.lastByPair.set(pair, channel);
