@@ -25,30 +25,37 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseFlags, repeated } from '../server/src/cli/flags';
-import { openOtf2Archive, openRankEvents } from '../server/src/trace/otf2Archive';
+import * as thisBuildArchives from '../server/src/trace/otf2Archive';
 import { callgrindCosts, parsePerfMap } from './callgrindCosts';
 import { withRecordedTrace } from './recordedTrace';
 
 type Stage = 'open' | 'read' | 'pipeline';
 const STAGES: Stage[] = ['open', 'read', 'pipeline'];
 
+/** A build's trace/otf2Archive module: this checkout's, or another's loaded from its out/. */
+type ArchiveModule = Pick<typeof thisBuildArchives, 'openOtf2Archive' | 'openRankEvents'>;
+
+/** Opens `trace` with `archives` and, with `read`, reads every rank's events; how many it read. */
+function openTrace(trace: string, archives: ArchiveModule, read: boolean): number {
+  const archive = archives.openOtf2Archive(trace);
+  if (archive.fatal) throw new Error(archive.fatal);
+  let events = 0;
+  if (!read) return events;
+  for (const rank of archive.ranks) {
+    const reader = archives.openRankEvents(archive, rank);
+    while (reader.next()) events++;
+  }
+  return events;
+}
+
 /** In a child under valgrind: one stage over the trace with the build's modules; prints the events read. */
 async function runStage(stage: Stage, trace: string, build: string): Promise<void> {
   const load = (module: string) => require(path.resolve(build, 'out/server/src', module));
-  const { openOtf2Archive, openRankEvents } = load('trace/otf2Archive.js');
+  const archives: ArchiveModule = load('trace/otf2Archive.js');
   // Every stage loads the same modules, so the first's count holds their loading for the others.
   const { predictScenarios } = load('pem/index.js');
-  const archive = openOtf2Archive(trace);
-  if (archive.fatal) throw new Error(archive.fatal);
-  let events = 0;
-  if (stage === 'read') {
-    for (const rank of archive.ranks) {
-      const reader = openRankEvents(archive, rank);
-      while (reader.next()) events++;
-    }
-  } else if (stage === 'pipeline') {
-    await predictScenarios(trace, [{}]);
-  }
+  const events = openTrace(trace, archives, stage === 'read');
+  if (stage === 'pipeline') await predictScenarios(trace, [{}]);
   process.stdout.write(`${events}\n`);
 }
 
@@ -144,19 +151,6 @@ async function countBuilds(trace: string, builds: readonly string[]): Promise<vo
   }
 }
 
-/** The trace's OTF2 events, read with this build's reader. */
-function countEvents(trace: string): number {
-  const archive = openOtf2Archive(trace);
-  if (archive.fatal) throw new Error(archive.fatal);
-  let events = 0;
-  for (const rank of archive.ranks) {
-    const reader = openRankEvents(archive, rank);
-    while (reader.next()) events++;
-    reader.close();
-  }
-  return events;
-}
-
 /** Functions listed per build with --misses. */
 const MISSES_LISTED = 15;
 
@@ -164,7 +158,7 @@ const MISSES_LISTED = 15;
 async function missBuilds(trace: string, builds: readonly string[]): Promise<void> {
   for (const build of builds) {
     const [pipeline, open] = await inParallel(['pipeline', 'open'] as Stage[], os.availableParallelism(), (s) => missStage(s, trace, build));
-    const events = countEvents(trace);
+    const events = openTrace(trace, thisBuildArchives, true);
     if (!(events > 0)) throw new Error(`${trace}: no events read`);
     const sum = (costs: readonly number[], names: string[]) => names.reduce((total, name) => total + (costs[pipeline.eventNames.indexOf(name)] ?? 0), 0);
     const l1 = (costs: readonly number[]) => sum(costs, ['D1mr', 'D1mw']);
