@@ -21,3 +21,22 @@ function heapNumber(value: number): number {
 export const DOUBLE_ZERO = heapNumber(0);
 /** -1, begun as a double. */
 export const DOUBLE_MINUS_ONE = heapNumber(-1);
+
+/**
+ * An empty array whose elements are already doubles. An array begins with small integers and
+ * changes kind at its first double, which changes its hidden map: code optimized for one kind
+ * deoptimized when the next object's array changed (a rank's open request ids, a reader's
+ * metric values: four deoptimizations of a cold prediction).
+ */
+export function doubleArray(): number[] {
+  const array = [DOUBLE_ZERO];
+  array.pop();
+  return array;
+}
+
+/** An empty array whose elements are already objects (not small integers): the same, for arrays of objects. */
+export function objectArray<T>(): T[] {
+  const array: (T | undefined)[] = [undefined];
+  array.pop();
+  return array as T[];
+}

@@ -5,6 +5,8 @@
 // Maps were 7% of the whole pipeline's profile). A few entries are searched linearly; a program
 // that keeps many open at once spills into a Map until they are all gone.
 
+import { doubleArray } from '../doubleFields';
+
 /** Entries kept in the linear arrays; beyond, a Map. */
 const LINEAR_MAX = 16;
 
@@ -13,7 +15,7 @@ export class IdTable<V> {
    * The first `count` places hold the entries; the arrays never shrink, as pushing onto one that
    * had been popped went through V8's runtime (1% of a whole prediction's time).
    */
-  private readonly ids: number[] = [];
+  private readonly ids = doubleArray();
   private readonly entries: (V | undefined)[] = [];
   private count = 0;
   private spill: Map<number, V> | undefined;

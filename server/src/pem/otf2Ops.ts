@@ -35,7 +35,7 @@ import { Otf2Problem } from '../trace/otf2Definitions';
 import * as ev from '../trace/otf2Events';
 import { OpKind, PemOp, RankStream, RESUMED_WAIT_SECONDS } from './ops';
 import { IdTable } from './idTable';
-import { DOUBLE_MINUS_ONE, DOUBLE_ZERO } from '../doubleFields';
+import { DOUBLE_MINUS_ONE, DOUBLE_ZERO, doubleArray, objectArray } from '../doubleFields';
 
 export interface TraceOpsOptions {
   /** Tracing cost subtracted per MPI call, seconds. */
@@ -183,7 +183,7 @@ export class Otf2RankStream implements RankStream {
    * it is empty, as it is after most calls: appending to an array whose front had been cut off went
    * through V8's runtime (the whole pipeline −1.8% in instructions).
    */
-  private readonly ready: (PemOp | undefined)[] = [];
+  private readonly ready = objectArray<PemOp | undefined>();
   private readyHead = 0;
   private readyEnd = 0;
   private readonly openIrecvs = new IdTable<PemOp>();
@@ -630,7 +630,7 @@ export class Otf2RankStream implements RankStream {
       if (unavoidable && count > 0 && ops[0].kind === OpKind.Collective) {
         this.facts.collectiveRegions.add(call.id);
         let calls = this.facts.collectiveCalls.get(call.id);
-        if (!calls) this.facts.collectiveCalls.set(call.id, (calls = { work: [], members: [] }));
+        if (!calls) this.facts.collectiveCalls.set(call.id, (calls = { work: doubleArray(), members: [] }));
         if (calls.work.length < CALLS_KEPT_PER_REGION) {
           calls.work.push(work);
           calls.members.push(this.communicators.get(ops[0].comm)?.length ?? 1);
@@ -642,7 +642,7 @@ export class Otf2RankStream implements RankStream {
       }
       if (unavoidable && (this.regionRecvs || this.regionCompletionCount > 0) && isResumedCall((time - this.regionStartWall) * this.secondsPerTick, cpuSeconds)) {
         let resumed = this.facts.resumedCallCpu.get(call.id);
-        if (!resumed) this.facts.resumedCallCpu.set(call.id, (resumed = []));
+        if (!resumed) this.facts.resumedCallCpu.set(call.id, (resumed = doubleArray()));
         if (resumed.length < CALLS_KEPT_PER_REGION) resumed.push(cpuSeconds);
       }
     }

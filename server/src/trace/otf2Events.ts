@@ -106,7 +106,8 @@ export class Otf2EventReader {
   sizeSent = DOUBLE_ZERO;
   sizeReceived = DOUBLE_ZERO;
   metric = DOUBLE_ZERO;
-  readonly metricValues: number[] = [];
+  /** The metric record's values; read only at a metric record. Begun as one double, the batch's count, so that its kind and length never change (doubleFields.ts). */
+  readonly metricValues = [DOUBLE_ZERO];
   stopTime = DOUBLE_ZERO;
   measurementOn = true;
   /** Attributes attached to this event. */
