@@ -1,5 +1,5 @@
-// Initial values for the fields of hot objects that will hold doubles (seconds, timestamps in
-// ticks, numbers read from a Float64Array).
+// Initial values for the fields and arrays of hot objects that will hold doubles (seconds,
+// timestamps in ticks, numbers read from a Float64Array) or objects.
 //
 // V8 gives each field of a class the representation of the first value stored in it: a small
 // integer, a double or any value. A field begun as a small integer (0, -1) that later receives a
@@ -23,10 +23,10 @@ export const DOUBLE_ZERO = heapNumber(0);
 export const DOUBLE_MINUS_ONE = heapNumber(-1);
 
 /**
- * An empty array whose elements are already doubles. An array begins with small integers and
- * changes kind at its first double, which changes its hidden map: code optimized for one kind
- * deoptimized when the next object's array changed (a rank's open request ids, a reader's
- * metric values: four deoptimizations of a cold prediction).
+ * An empty array whose elements are already doubles. A literal [] begins with small integers and
+ * changes kind at its first double, and with it its hidden map: code optimized after one array
+ * had changed deoptimized at the next, still unchanged (an IdTable's ids, the first pass's lists
+ * of CPU seconds; docs/pem.md, Performance, 2026-11-28 09:30).
  */
 export function doubleArray(): number[] {
   const array = [DOUBLE_ZERO];

@@ -106,7 +106,7 @@ export class Otf2EventReader {
   sizeSent = DOUBLE_ZERO;
   sizeReceived = DOUBLE_ZERO;
   metric = DOUBLE_ZERO;
-  /** The metric record's values; read only at a metric record. Begun as one double, the batch's count, so that its kind and length never change (doubleFields.ts). */
+  /** The metric record's values; read only at a metric record. Begun as one double, as a batched metric record has one, so that its kind and length stay (doubleFields.ts). */
   readonly metricValues = [DOUBLE_ZERO];
   stopTime = DOUBLE_ZERO;
   measurementOn = true;
