@@ -19,6 +19,12 @@
 // at times, what memory costs: bench/memoryLatency.ts), and each build's line gives the L1 and L2 data
 // misses per event and the functions with the most L2 misses, JavaScript included (named from
 // node's --perf-basic-prof map: bench/callgrindCosts.ts). What a replay of many ranks waits for.
+// With --compile, the whole prediction runs RUNS times (--runs, 3 by default) in a fresh node as
+// a user's first prediction does (no valgrind, no --predictable), with V8's --trace-opt and
+// --trace-deopt-verbose, and each build's line gives the medians of its TurboFan compilations,
+// their milliseconds on V8's threads and how many of them compiled a function again, its
+// deoptimizations, and the deoptimizations by reason and place (bench/v8Trace.ts). What a cold
+// prediction spends compiling.
 
 import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -27,6 +33,8 @@ import * as path from 'node:path';
 import { parseFlags, repeated } from '../server/src/cli/flags';
 import * as thisBuildArchives from '../server/src/trace/otf2Archive';
 import { callgrindCosts, parsePerfMap } from './callgrindCosts';
+import { median } from './stats';
+import { parseOptimizationTrace, recompileMs } from './v8Trace';
 import { withRecordedTrace } from './recordedTrace';
 
 type Stage = 'open' | 'read' | 'pipeline';
@@ -72,6 +80,19 @@ function underValgrind(tool: string[], node: string[], stage: Stage, trace: stri
       if (code !== 0) reject(new Error(`valgrind ${stage} of ${build} failed (${code}): ${stderr.slice(-2000)}`));
       else resolve({ report: stderr, events: Number(stdout.trim()), pid: child.pid! });
     });
+  });
+}
+
+/** A stage run in a fresh node with `node` options: its standard output (V8's traces print there). */
+function inNode(node: string[], stage: Stage, trace: string, build: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...node, __filename, '--stage', stage, '--trace', trace, '--build', build]);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${stage} of ${build} failed (${code}): ${stderr.slice(-2000)}`))));
   });
 }
 
@@ -184,8 +205,45 @@ async function missBuilds(trace: string, builds: readonly string[]): Promise<voi
   }
 }
 
+/** Deoptimizations listed per build with --compile. */
+const DEOPTIMIZATIONS_LISTED = 30;
+
+/** One line per build: what `runs` cold predictions of `trace` compiled, compiled again and deoptimized (medians), and their deoptimizations by reason and place. */
+async function compileBuilds(trace: string, builds: readonly string[], runs: number): Promise<void> {
+  for (const build of builds) {
+    const traces = [];
+    // One at a time: V8's compiler threads take the other core.
+    for (let run = 0; run < runs; run++) traces.push(parseOptimizationTrace(await inNode(['--trace-opt', '--trace-deopt-verbose'], 'pipeline', trace, build)));
+    if (traces.some((t) => t.compilations.length === 0)) throw new Error(`${build}: node printed no TurboFan compilation (V8's --trace-opt format changed?)`);
+    const places = new Map<string, { reason: string; function: string; at: string; runs: number }>();
+    for (const t of traces) {
+      for (const d of t.deoptimizations) {
+        const at = d.at?.replace(path.resolve(build) + '/out/', '') ?? `(${d.kind})`;
+        const key = `${d.reason}|${d.name}|${at}`;
+        const place = places.get(key) ?? { reason: d.reason, function: d.name, at, runs: 0 };
+        place.runs++;
+        places.set(key, place);
+      }
+    }
+    const ms = (values: number[]) => +median(values).toFixed(1);
+    process.stdout.write(
+      `${JSON.stringify({
+        bench: 'pem-compile',
+        build: path.resolve(build),
+        trace,
+        runs,
+        compilations: median(traces.map((t) => t.compilations.length)),
+        compileMs: ms(traces.map((t) => t.compilations.reduce((sum, c) => sum + c.ms, 0))),
+        recompileMs: ms(traces.map((t) => recompileMs(t.compilations))),
+        deoptimizations: median(traces.map((t) => t.deoptimizations.length)),
+        byPlace: [...places.values()].sort((a, b) => b.runs - a.runs).slice(0, DEOPTIMIZATIONS_LISTED),
+      })}\n`,
+    );
+  }
+}
+
 async function main(): Promise<void> {
-  const parsed = parseFlags(process.argv.slice(2), { trace: 'string', record: 'string', build: 'strings', stage: 'string', misses: 'boolean' });
+  const parsed = parseFlags(process.argv.slice(2), { trace: 'string', record: 'string', build: 'strings', stage: 'string', misses: 'boolean', compile: 'boolean', runs: 'integer' });
   const trace = parsed.flags.trace as string | undefined;
   const record = parsed.flags.record === undefined ? undefined : Number(parsed.flags.record);
   const builds = repeated(parsed, 'build');
@@ -196,13 +254,20 @@ async function main(): Promise<void> {
     await runStage(stage, trace, builds[0] ?? thisBuild);
     return;
   }
-  if ((trace === undefined) === (record === undefined) || (record !== undefined && !(record >= 1))) throw new Error('usage: pemInstructions --trace FILE | --record EVENTS [--build DIR]... [--misses]');
+  if ((trace === undefined) === (record === undefined) || (record !== undefined && !(record >= 1))) throw new Error('usage: pemInstructions --trace FILE | --record EVENTS [--build DIR]... [--misses | --compile [--runs N]]');
+  const all = builds.length > 0 ? builds : [thisBuild];
+  if (parsed.flags.compile) {
+    const runs = (parsed.flags.runs as number | undefined) ?? 3;
+    if (!(runs >= 1)) throw new Error(`--runs ${runs}: at least 1`);
+    if (trace) await compileBuilds(trace, all, runs);
+    else await withRecordedTrace(record!, (archive) => compileBuilds(archive, all, runs));
+    return;
+  }
   try {
     execFileSync('valgrind', ['--version']);
   } catch {
     throw new Error('valgrind is not installed (scripts/setup-tools.sh installs it)');
   }
-  const all = builds.length > 0 ? builds : [thisBuild];
   const measure = parsed.flags.misses ? missBuilds : countBuilds;
   if (trace) await measure(trace, all);
   else await withRecordedTrace(record!, (archive) => measure(archive, all));
