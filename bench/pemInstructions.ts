@@ -67,33 +67,28 @@ async function runStage(stage: Stage, trace: string, build: string): Promise<voi
   process.stdout.write(`${events}\n`);
 }
 
-/** A stage run in a child under valgrind `tool` (its options first, node's after the node binary): valgrind's report, the events read, the child's pid. */
-function underValgrind(tool: string[], node: string[], stage: Stage, trace: string, build: string): Promise<{ report: string; events: number; pid: number }> {
+/** Runs `command` with `args`: its standard output and error, and its pid; fails with `what` and the end of its error output. */
+function runChild(command: string, args: string[], what: string): Promise<{ stdout: string; stderr: string; pid: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('valgrind', [...tool, process.execPath, '--predictable', ...node, __filename, '--stage', stage, '--trace', trace, '--build', build]);
+    const child = spawn(command, args);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
     child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
     child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) reject(new Error(`valgrind ${stage} of ${build} failed (${code}): ${stderr.slice(-2000)}`));
-      else resolve({ report: stderr, events: Number(stdout.trim()), pid: child.pid! });
-    });
+    child.on('close', (code) => (code === 0 ? resolve({ stdout, stderr, pid: child.pid! }) : reject(new Error(`${what} failed (${code}): ${stderr.slice(-2000)}`))));
   });
 }
 
+/** A stage run in a child under valgrind `tool` (its options first, node's after the node binary): valgrind's report, the events read, the child's pid. */
+async function underValgrind(tool: string[], node: string[], stage: Stage, trace: string, build: string): Promise<{ report: string; events: number; pid: number }> {
+  const { stdout, stderr, pid } = await runChild('valgrind', [...tool, process.execPath, '--predictable', ...node, __filename, '--stage', stage, '--trace', trace, '--build', build], `valgrind ${stage} of ${build}`);
+  return { report: stderr, events: Number(stdout.trim()), pid };
+}
+
 /** A stage run in a fresh node with `node` options: its standard output (V8's traces print there). */
-function inNode(node: string[], stage: Stage, trace: string, build: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...node, __filename, '--stage', stage, '--trace', trace, '--build', build]);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
-    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${stage} of ${build} failed (${code}): ${stderr.slice(-2000)}`))));
-  });
+async function inNode(node: string[], stage: Stage, trace: string, build: string): Promise<string> {
+  return (await runChild(process.execPath, [...node, __filename, '--stage', stage, '--trace', trace, '--build', build], `${stage} of ${build}`)).stdout;
 }
 
 /** Instructions a stage executes, counted by cachegrind; with the events it read. */
