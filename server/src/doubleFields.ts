@@ -40,3 +40,25 @@ export function objectArray<T>(): T[] {
   array.pop();
   return array as T[];
 }
+
+/**
+ * Sets each field of `object` that holds a number, a boolean or undefined to another value of
+ * its kind (undefined: a number, a boolean and an object), then back to its own. V8 tracks each
+ * field of a class as constant until an object's field is set again, and as of one type until it
+ * takes another: either change, met in the middle of a prediction, threw away the optimized code
+ * that relied on it. Done on an object of the class before that code exists (ops.ts), it costs
+ * none. Fields holding objects keep their type; the object keeps its values.
+ */
+export function widenFields(object: object): void {
+  const fields = object as Record<string, unknown>;
+  for (const [field, value] of Object.entries(fields)) {
+    if (typeof value === 'number') fields[field] = value + 1;
+    else if (typeof value === 'boolean') fields[field] = !value;
+    else if (value === undefined) {
+      fields[field] = 0.5;
+      fields[field] = true;
+      fields[field] = {};
+    } else continue;
+    fields[field] = value;
+  }
+}

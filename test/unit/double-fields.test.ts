@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as v8 from 'node:v8';
-import { DOUBLE_MINUS_ONE, DOUBLE_ZERO, doubleArray, objectArray } from '../../server/src/doubleFields';
+import { DOUBLE_MINUS_ONE, DOUBLE_ZERO, doubleArray, objectArray, widenFields } from '../../server/src/doubleFields';
 
 v8.setFlagsFromString('--allow-natives-syntax');
 // Parsed after the flag is set: the intrinsics are V8's, not JavaScript's.
@@ -58,4 +58,12 @@ test('objectArray is empty, of object elements, and keeps its map as objects are
   assert.equal(stored.length, 2);
   assert.ok(objectElements(fresh));
   assert.ok(sameMap(fresh, stored));
+});
+
+test('widenFields leaves every value as it was, objects the same objects', () => {
+  const list = [1, 2];
+  const object = { count: 3, seconds: DOUBLE_ZERO, flag: false, absent: undefined as unknown, list };
+  widenFields(object);
+  assert.deepEqual(object, { count: 3, seconds: 0, flag: false, absent: undefined, list: [1, 2] });
+  assert.equal(object.list, list);
 });

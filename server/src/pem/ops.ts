@@ -2,7 +2,7 @@
 // the rank computed since the previous one ended. These are seed 000's PAG events (send,
 // startRecv, endRecv) widened to MPI: non-blocking operations, waits and collectives.
 
-import { DOUBLE_MINUS_ONE, DOUBLE_ZERO } from '../doubleFields';
+import { DOUBLE_MINUS_ONE, DOUBLE_ZERO, widenFields } from '../doubleFields';
 
 export const enum OpKind {
   /** Blocking send (MPI_Send): eager below the table's eager limit, rendezvous above. */
@@ -125,6 +125,15 @@ export class PemOp {
     this.payload = undefined;
   }
 }
+
+// An operation's fields are set again after its construction, its optional ones take a number, a
+// boolean or an object on a few operations, and a wait's requests are an array of another kind
+// than NO_REQUESTS: the first such store made the field mutable or widened its type for every
+// operation, which threw away the optimized code that relied on it (the constructor, the
+// conversion's, the engine's). Done here once, before any code is optimized (doubleFields.ts).
+const widened = new PemOp(OpKind.End);
+widenFields(widened);
+widened.requests = [0.5];
 
 /** One rank's operations, pulled one at a time; undefined after the End. */
 export interface RankStream {
