@@ -57,7 +57,7 @@ import { IdTable } from './idTable';
 import { EventQueue } from './eventQueue';
 import { NodeState } from './nodeCores';
 import { Mailboxes, Posted, Sent } from './mailboxes';
-import { DOUBLE_ZERO } from '../doubleFields';
+import { DOUBLE_ZERO, widenFields } from '../doubleFields';
 
 export interface EngineNetwork {
   oneWay(bytes: number, sameNode: boolean): number;
@@ -203,7 +203,11 @@ class RankState {
     readonly rank: number,
     readonly node: number,
     readonly stream: RankStream,
-  ) {}
+  ) {
+    // Some fields are set again only late in a replay (a first wait off the core, a first slice):
+    // made mutable now, before the engine's code is optimized (doubleFields.ts).
+    widenFields(this);
+  }
 }
 
 /** A node of the engine, holding its ranks' states. */

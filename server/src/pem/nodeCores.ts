@@ -3,7 +3,7 @@
 // to finish is found in O(log n) however many share the node, and its ranks polling in a loop
 // with the CPU at which each one's traced polls end. Generic over the engine's rank.
 
-import { DOUBLE_ZERO } from '../doubleFields';
+import { DOUBLE_ZERO, widenFields } from '../doubleFields';
 
 /** A node: its cores and the CPU share handed out so far, with a heap of running ranks by finish. */
 export class NodeState<Rank> {
@@ -47,7 +47,10 @@ export class NodeState<Rank> {
   constructor(
     readonly index: number,
     readonly cores: number,
-  ) {}
+  ) {
+    // As the engine's ranks (RankState): some fields are first set again late in a replay.
+    widenFields(this);
+  }
 
   /** Each running rank's CPU per second at `at` (by default the node's present), with what runs now. */
   rate(at = this.lastTime): number {
