@@ -46,9 +46,9 @@ export function objectArray<T>(): T[] {
  * its kind (undefined: a number, a boolean and an object), then back to its own. V8 tracks each
  * field of a class as constant until an object's field is set again, and as of one type until it
  * takes another: either change, met in the middle of a prediction, threw away the optimized code
- * that relied on it. Done on an object of the class before that code exists (a throwaway
- * operation in ops.ts; each engine rank and node as it is made), it costs none. Fields holding
- * objects keep their type; the object keeps its values.
+ * that relied on it. Done once per class, on an object made for it as its module loads (ops.ts,
+ * engine.ts, nodeCores.ts), before that code exists, it costs none. Fields holding objects keep
+ * their type; the object keeps its values.
  */
 export function widenFields(object: object): void {
   const fields = object as Record<string, unknown>;

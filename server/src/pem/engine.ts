@@ -203,12 +203,12 @@ class RankState {
     readonly rank: number,
     readonly node: number,
     readonly stream: RankStream,
-  ) {
-    // Some fields are set again only late in a replay (a first wait off the core, a first slice):
-    // made mutable now, before the engine's code is optimized (doubleFields.ts).
-    widenFields(this);
-  }
+  ) {}
 }
+
+// Some fields are set again only late in a replay (a first wait off the core, a first slice):
+// made mutable once, before the engine's code is optimized (doubleFields.ts).
+widenFields(new RankState(0, 0, { next: () => undefined }));
 
 /** A node of the engine, holding its ranks' states. */
 type Node = NodeState<RankState>;

@@ -47,10 +47,7 @@ export class NodeState<Rank> {
   constructor(
     readonly index: number,
     readonly cores: number,
-  ) {
-    // As the engine's ranks (RankState): some fields are first set again late in a replay.
-    widenFields(this);
-  }
+  ) {}
 
   /** Each running rank's CPU per second at `at` (by default the node's present), with what runs now. */
   rate(at = this.lastTime): number {
@@ -157,3 +154,6 @@ export class NodeState<Rank> {
     hs[i] = lastServed;
   }
 }
+
+// As the engine's ranks (RankState): some fields are first set again late in a replay.
+widenFields(new NodeState(0, 1));
