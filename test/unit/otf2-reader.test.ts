@@ -154,6 +154,9 @@ function compressed(value: number, little: boolean): number[] {
 /** A tag beyond int32, as OTF2's uint32 allows: read as written, not wrapped (otf2Events.ts, smallInt). */
 const TAG_ABOVE_INT32 = 3_000_000_000;
 
+/** Message lengths of 5 to 8 bytes, the 8-byte ones exact in a double: the i-th event's is the (i mod 5)-th. */
+const LONG_LENGTHS = (i: number) => [2 ** 32 + i, 2 ** 40, 2 ** 48 + i, 2 ** 56, 2 ** 60 + 2 ** 33][i % 5];
+
 /**
  * Events of the kinds PEM reads, written by hand in either byte order (OTF2_Buffer.c's layout:
  * libotf2 writes the machine's, so no archive here is big-endian); with the file offset of each
@@ -172,7 +175,7 @@ function handWrittenEvents(little: boolean, repeats: number): { bytes: Buffer; i
     const time = 2 ** 32 + 1000 * i;
     bytes.push(5, ...full(time), ...record(31, [...c(0), 1, 4, ...c(70000 + i)]), 12, ...c(7));
     isendAt.push(bytes.length);
-    bytes.push(...record(15, [...c(1), ...c(0), ...c(TAG_ABOVE_INT32 + i), ...c(2 ** 40), ...c(5 + i)]), ...record(23, [2, ...c(0), 0xff, ...c(8), ...c(65536)]), 17, ...c(9), 5, ...full(time + 500), 13, ...c(7));
+    bytes.push(...record(15, [...c(1), ...c(0), ...c(TAG_ABOVE_INT32 + i), ...c(LONG_LENGTHS(i)), ...c(5 + i)]), ...record(23, [2, ...c(0), 0xff, ...c(8), ...c(65536)]), 17, ...c(9), 5, ...full(time + 500), 13, ...c(7));
   }
   bytes.push(2);
   return { bytes: Buffer.from(bytes), isendAt };
@@ -196,12 +199,12 @@ function handWrittenFields(file: string, windowBytes: number): { events: string[
   return { events, problems: r.problems.map((p) => `@${p.offset}: ${p.message}`) };
 }
 
-test('events read the same in either byte order: timestamps above 2^32, compressed integers of 0–6 bytes and undefined, a 32-bit field above 2^31', () => {
+test('events read the same in either byte order: timestamps above 2^32, compressed integers of 0–8 bytes and undefined, a 32-bit field above 2^31', () => {
   const repeats = 40;
   const expected: string[] = [];
   for (let i = 0; i < repeats; i++) {
     const time = 2 ** 32 + 1000 * i;
-    expected.push(`31 ${time} 0 ${70000 + i}`, `12 ${time} 7`, `15 ${time} 1 0 ${TAG_ABOVE_INT32 + i} ${2 ** 40} ${5 + i}`, `23 ${time} 2 0 -1 8 65536`, `17 ${time} 9`, `13 ${time + 500} 7`);
+    expected.push(`31 ${time} 0 ${70000 + i}`, `12 ${time} 7`, `15 ${time} 1 0 ${TAG_ABOVE_INT32 + i} ${LONG_LENGTHS(i)} ${5 + i}`, `23 ${time} 2 0 -1 8 65536`, `17 ${time} 9`, `13 ${time + 500} 7`);
   }
   for (const little of [true, false]) {
     const file = path.join(WORK, `hand-${little ? 'little' : 'big'}.evt`);
