@@ -287,9 +287,10 @@ export class Otf2EventReader {
       }
       const f = n * BATCH_FIELDS;
       if (type === EventRecord.Enter || type === EventRecord.Leave || type === EventRecord.MpiIsendComplete || type === EventRecord.MpiIrecvRequest) {
-        const bytes = compressedLength(b[p + 1]);
+        const size = b[p + 1];
+        const bytes = compressedLength(size);
         if (bytes === 0) break;
-        const value = compressedWords(view, p + 1);
+        const value = compressedWords(view, p + 1, size);
         fields[f] = type === EventRecord.Enter || type === EventRecord.Leave ? mapId(this.regionMap, value) : value;
         p += 1 + bytes;
       } else {
@@ -298,15 +299,17 @@ export class Otf2EventReader {
         if (length === 0xff || end > c.end || end > chunkEnd) break;
         let q = p + 2;
         if (type === EventRecord.Metric) {
-          const bytes = compressedLength(b[q]);
+          const size = b[q];
+          const bytes = compressedLength(size);
           if (bytes === 0) break;
-          const metric = mapId(this.metricMap, compressedWords(view, q));
+          const metric = mapId(this.metricMap, compressedWords(view, q, size));
           q += bytes;
           // One value (within the record) of a compressed unsigned type: the recorder's CPU_TIME.
           const valueType = b[q + 1];
-          if (b[q] !== 1 || q + 1 >= end || valueType === OTF2_TYPE_DOUBLE || valueType === OTF2_TYPE_INT64 || compressedLength(b[q + 2]) === 0) break;
+          const valueSize = b[q + 2];
+          if (b[q] !== 1 || q + 1 >= end || valueType === OTF2_TYPE_DOUBLE || valueType === OTF2_TYPE_INT64 || compressedLength(valueSize) === 0) break;
           fields[f] = metric;
-          fields[f + 1] = compressedWords(view, q + 2);
+          fields[f + 1] = compressedWords(view, q + 2, valueSize);
         } else if (type === EventRecord.MpiCollectiveEnd) {
           fields[f] = b[q++];
           if (!compressedFields(b, view, q, 4, fields, f + 1)) break;
@@ -550,9 +553,10 @@ function mapId(map: Map<number, number> | undefined, id: number): number {
 /** `count` compressed integers from `p` into fields[at…]; false at one of an invalid size. */
 function compressedFields(b: Uint8Array, view: DataView, p: number, count: number, fields: Float64Array, at: number): boolean {
   for (let k = 0; k < count; k++) {
-    const bytes = compressedLength(b[p]);
+    const size = b[p];
+    const bytes = compressedLength(size);
     if (bytes === 0) return false;
-    fields[at + k] = compressedWords(view, p);
+    fields[at + k] = compressedWords(view, p, size);
     p += bytes;
   }
   return true;
@@ -572,9 +576,8 @@ function compressedLength(size: number): number {
 /** The low `size` bytes of a 32-bit word, by size 0–4. */
 const LOW_BYTES = [0, 0xff, 0xffff, 0xffffff, 0xffffffff];
 
-/** otf2Bytes.ts's compressedLittle: the little-endian compressed unsigned integer whose valid size byte is at `p`. */
-function compressedWords(view: DataView, p: number): number {
-  const size = view.getUint8(p);
+/** otf2Bytes.ts's compressedLittle: the little-endian compressed unsigned integer whose valid size byte, `size`, is at `p`. */
+function compressedWords(view: DataView, p: number, size: number): number {
   if (size === 0xff) return UNDEFINED;
   if (size <= 4) return (view.getUint32(p + 1, true) & LOW_BYTES[size]) >>> 0;
   return ((view.getUint32(p + 5, true) & LOW_BYTES[size - 4]) >>> 0) * 4294967296 + view.getUint32(p + 1, true);
