@@ -190,18 +190,8 @@ export function readTypedValue(cursor: ByteCursor, type: number): number {
   }
 }
 
-/** Whether a compressed integer's size byte is valid: 0–8 bytes, or 0xff (undefined). */
-export function validSize(size: number): boolean {
-  return size <= 8 || size === 0xff;
-}
-
-/** Bytes a compressed integer with this valid size byte takes, the size byte included. */
-export function compressedBytes(size: number): number {
-  return size === 0xff ? 1 : size + 1;
-}
-
 /** The little-endian compressed unsigned integer whose valid size byte is at `p`; UNDEFINED for 0xff. */
-export function compressedLittle(b: Uint8Array, p: number): number {
+function compressedLittle(b: Uint8Array, p: number): number {
   const size = b[p];
   if (size === 0xff) return UNDEFINED;
   let value = 0;
@@ -210,7 +200,7 @@ export function compressedLittle(b: Uint8Array, p: number): number {
 }
 
 /** A full little-endian uint64 at `p`; exact below 2^53. */
-export function fullLittle(b: Uint8Array, p: number): number {
+function fullLittle(b: Uint8Array, p: number): number {
   return ((b[p + 4] | (b[p + 5] << 8) | (b[p + 6] << 16) | (b[p + 7] << 24)) >>> 0) * 4294967296 + ((b[p] | (b[p + 1] << 8) | (b[p + 2] << 16) | (b[p + 3] << 24)) >>> 0);
 }
 
