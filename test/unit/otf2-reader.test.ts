@@ -5,6 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import fsModule from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { recordTrace } from '../../server/src/mpi/recordTrace';
@@ -119,6 +120,21 @@ test('readers that open their file for each read hold no file open between reads
     assert.deepEqual(readers[i].problems, []);
   });
   assert.equal(openFiles(), before);
+});
+
+test('a reader reads each byte of its file once, and its file\'s end once: the last records are read where they are', (t) => {
+  const archive = openOtf2Archive(STENCIL8);
+  // The module itself: the reader's namespace import reads its functions from it at each call.
+  const reads = t.mock.method(fsModule, 'readSync');
+  for (const rank of archive.ranks) {
+    reads.mock.resetCalls();
+    // The window refills along the file, then holds its end while the last records are read.
+    const reader = new Otf2EventReader(rank.eventFile, { chunkSize: archive.anchor!.chunkSizeEvents, mappings: rank.local.mappings, windowBytes: 4096, openPerRead: true });
+    assert.ok(readerEvents(reader).length > 0);
+    const sizes = reads.mock.calls.map((call) => call.result as number);
+    assert.equal(sizes.reduce((a, b) => a + b, 0), fs.statSync(rank.eventFile).size, `rank ${rank.rank}: bytes read`);
+    assert.ok(sizes.filter((n) => n === 0).length <= 1, `rank ${rank.rank}: ${sizes.filter((n) => n === 0).length} reads found the file's end`);
+  }
 });
 
 test('a closed reader lets its window go and keeps what it had read counted', () => {

@@ -480,7 +480,8 @@ export class Otf2EventReader {
   private fill(min: number): void {
     const c = this.cursor;
     const remaining = c.end - c.pos;
-    if (remaining >= min) return;
+    // At the file's end a read finds nothing: the last records are read where they are.
+    if (remaining >= min || this.windowStart + c.end >= this.fileSize) return;
     if (min > this.window.length) {
       const bigger = new Uint8Array(Math.max(min, this.window.length * 2));
       bigger.set(this.window.subarray(c.pos, c.end));
