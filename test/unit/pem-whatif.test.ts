@@ -4,6 +4,7 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -904,3 +905,18 @@ test('several scenarios read the trace once, side by side: each predicts what it
     }
   }
 });
+
+test("the validation's trace probes read the recorder's records (each printed nothing or NaN when the reader's record ids moved out of its exports)", () => {
+  const probe = (script: string, program: string) => {
+    const result = spawnSync(process.execPath, [path.join(__dirname, '../../../validation/pem', script), traces.get(program)!], { encoding: 'utf8', env: { ...process.env, NODES: '2' } });
+    assert.equal(result.status, 0, `${script}: ${result.stderr}`);
+    assert.doesNotMatch(result.stdout, /NaN/, `${script} on ${program}`);
+    return result.stdout;
+  };
+  assert.match(probe('core-cpu.mjs', 'halo'), /node 1: CPU \d+\.\d ms \(\d+%\), in calls \d+\.\d ms: MPI_/);
+  assert.match(probe('wait-cpu.mjs', 'halo'), /per rank: (\d+\.\d% ){3}\d+\.\d%; all ranks: \d/);
+  assert.match(probe('slices.mjs', 'master_worker'), /^CPU 0–0\.25 ms: [1-9]\d* computations/m);
+  assert.match(probe('turns.mjs', 'latency'), /^\| CPU [^|]+ \| the same core \| 0 \| [1-9]\d* \| \d+ µs \|$/m);
+  assert.match(probe('barriers.mjs', 'latency'), /: [1-9]\d* barriers; ranks arrive/);
+});
+

@@ -18,7 +18,7 @@ import { openedTraces } from './trace-args.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(import.meta.url);
 const { openRankEvents } = require(path.join(root, 'out/server/src/trace/otf2Archive.js'));
-const ev = require(path.join(root, 'out/server/src/trace/otf2Events.js'));
+const { EventRecord } = require(path.join(root, 'out/server/src/trace/otf2Events.js'));
 
 const mean = (values) => values.reduce((sum, v) => sum + v, 0) / values.length;
 const us = (seconds) => `${(seconds * 1e6).toFixed(1)} µs`;
@@ -32,12 +32,12 @@ function barrierTimes(archive, rank, barrier) {
   let depth = 0;
   let inBarrier = false;
   while (reader.next()) {
-    if (reader.type === ev.EV_ENTER) {
+    if (reader.type === EventRecord.Enter) {
       if (depth++ === 0 && reader.region === barrier) {
         inBarrier = true;
         entries.push(reader.time / ticks);
       }
-    } else if (reader.type === ev.EV_LEAVE && --depth === 0 && inBarrier) {
+    } else if (reader.type === EventRecord.Leave && --depth === 0 && inBarrier) {
       inBarrier = false;
       exits.push(reader.time / ticks);
     }

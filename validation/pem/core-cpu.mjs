@@ -21,7 +21,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const require = createRequire(import.meta.url);
 const { openRankEvents } = require(path.join(root, 'out/server/src/trace/otf2Archive.js'));
 const { predictScenarios } = require(path.join(root, 'out/server/src/pem/index.js'));
-const ev = require(path.join(root, 'out/server/src/trace/otf2Events.js'));
+const { EventRecord } = require(path.join(root, 'out/server/src/trace/otf2Events.js'));
 
 const nodes = Number(process.env.NODES ?? 2);
 const ms = (seconds) => (seconds * 1e3).toFixed(1);
@@ -45,13 +45,13 @@ for (const { trace, archive, cpuMetrics } of tracesWithCpuClock('core-cpu.mjs'))
       const seconds = reader.time / ticks;
       first = Math.min(first, seconds);
       last = Math.max(last, seconds);
-      if (reader.type === ev.EV_METRIC && cpuMetrics.has(reader.metric) && reader.metricValues.length > 0) {
+      if (reader.type === EventRecord.Metric && cpuMetrics.has(reader.metric) && reader.metricValues.length > 0) {
         cpu = reader.metricValues[0] * 1e-9;
         if (Number.isNaN(firstCpu)) firstCpu = cpu;
-      } else if (reader.type === ev.EV_ENTER) {
+      } else if (reader.type === EventRecord.Enter) {
         region = reader.region;
         enteredCpu = cpu;
-      } else if (reader.type === ev.EV_LEAVE && region >= 0) {
+      } else if (reader.type === EventRecord.Leave && region >= 0) {
         const spent = cpu - enteredCpu;
         const name = archive.defs.regions.get(region);
         node.inCalls += spent;

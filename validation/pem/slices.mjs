@@ -15,7 +15,7 @@ import { tracesWithCpuClock } from './trace-args.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(import.meta.url);
-const ev = require(path.join(root, 'out/server/src/trace/otf2Events.js'));
+const { EventRecord } = require(path.join(root, 'out/server/src/trace/otf2Events.js'));
 const { openRankEvents } = require(path.join(root, 'out/server/src/trace/otf2Archive.js'));
 
 const LOST = 30e-6;
@@ -33,8 +33,8 @@ for (const { archive, cpuMetrics } of tracesWithCpuClock('slices.mjs')) {
     let leftAt = NaN;
     let leftCpu = NaN;
     while (reader.next()) {
-      if (reader.type === ev.EV_METRIC && cpuMetrics.has(reader.metric) && reader.metricValues.length > 0) cpu = reader.metricValues[0];
-      else if (reader.type === ev.EV_ENTER && mpi.has(reader.region) && !Number.isNaN(leftAt)) {
+      if (reader.type === EventRecord.Metric && cpuMetrics.has(reader.metric) && reader.metricValues.length > 0) cpu = reader.metricValues[0];
+      else if (reader.type === EventRecord.Enter && mpi.has(reader.region) && !Number.isNaN(leftAt)) {
         const wall = (reader.time - leftAt) / perSecond;
         const used = (cpu - leftCpu) * 1e-9;
         const bin = bins[BINS.findIndex((upper) => used * 1e3 < upper)];
@@ -43,7 +43,7 @@ for (const { archive, cpuMetrics } of tracesWithCpuClock('slices.mjs')) {
           bin.lost++;
           bin.lostSeconds += wall - used;
         }
-      } else if (reader.type === ev.EV_LEAVE && mpi.has(reader.region)) {
+      } else if (reader.type === EventRecord.Leave && mpi.has(reader.region)) {
         leftAt = reader.time;
         leftCpu = cpu;
       }

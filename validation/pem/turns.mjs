@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(import.meta.url);
 const { openOtf2Archive, openRankEvents, communicatorRanks } = require(path.join(root, 'out/server/src/trace/otf2Archive.js'));
-const ev = require(path.join(root, 'out/server/src/trace/otf2Events.js'));
+const { EventRecord } = require(path.join(root, 'out/server/src/trace/otf2Events.js'));
 
 const traces = process.argv.slice(2);
 if (traces.length === 0) {
@@ -45,16 +45,16 @@ for (const trace of traces) {
     let matched = null;
     while (reader.next()) {
       const time = reader.time / perSecond;
-      if (reader.type === ev.EV_ENTER) {
+      if (reader.type === EventRecord.Enter) {
         if (reader.region === sendRegion) enters.push(time);
         if (reader.region === recvRegion) recvEnter = time;
-      } else if (reader.type === ev.EV_MPI_SEND) {
+      } else if (reader.type === EventRecord.MpiSend) {
         const key = `${location.rank}>${worldRank(reader.comm, reader.peer)}:${reader.comm}:${reader.tag}`;
         if (!sends.has(key)) sends.set(key, []);
         sends.get(key).push(time);
-      } else if (reader.type === ev.EV_MPI_RECV && recvEnter >= 0) {
+      } else if (reader.type === EventRecord.MpiRecv && recvEnter >= 0) {
         matched = `${worldRank(reader.comm, reader.peer)}>${location.rank}:${reader.comm}:${reader.tag}`;
-      } else if (reader.type === ev.EV_LEAVE && reader.region === recvRegion && matched) {
+      } else if (reader.type === EventRecord.Leave && reader.region === recvRegion && matched) {
         receives.push({ rank: location.rank, key: matched, enter: recvEnter, leave: time });
         matched = null;
         recvEnter = -1;

@@ -16,7 +16,7 @@ import { tracesWithCpuClock } from './trace-args.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(import.meta.url);
 const { openRankEvents } = require(path.join(root, 'out/server/src/trace/otf2Archive.js'));
-const ev = require(path.join(root, 'out/server/src/trace/otf2Events.js'));
+const { EventRecord } = require(path.join(root, 'out/server/src/trace/otf2Events.js'));
 
 const WAITING = /^MPI_(Recv|Wait.*|Test.*|Barrier|Allreduce|Reduce|Alltoallv?|Sendrecv)$/;
 
@@ -36,14 +36,14 @@ for (const { trace, archive, cpuMetrics } of tracesWithCpuClock('wait-cpu.mjs'))
     let wall = 0;
     let spent = 0;
     while (reader.next()) {
-      if (reader.type === ev.EV_METRIC && cpuMetrics.has(reader.metric) && reader.metricValues.length > 0) {
+      if (reader.type === EventRecord.Metric && cpuMetrics.has(reader.metric) && reader.metricValues.length > 0) {
         cpu = reader.metricValues[0];
         if (Number.isNaN(firstCpu)) firstCpu = cpu;
-      } else if (reader.type === ev.EV_ENTER) {
+      } else if (reader.type === EventRecord.Enter) {
         inWaiting = waiting.has(reader.region);
         enteredAt = reader.time;
         enteredCpu = cpu;
-      } else if (reader.type === ev.EV_LEAVE && inWaiting) {
+      } else if (reader.type === EventRecord.Leave && inWaiting) {
         wall += (reader.time - enteredAt) / ticks;
         spent += (cpu - enteredCpu) * 1e-9;
         inWaiting = false;
