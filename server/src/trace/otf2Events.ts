@@ -15,6 +15,7 @@ import { DOUBLE_ZERO } from '../doubleFields';
 /**
  * OTF2's event record ids. A const enum: a comparison with one compiles to a number, where an
  * exported constant is a load from the module's exports (in the reader's loop, 3% of its instructions).
+ * tsconfig's preserveConstEnums keeps the object too, for the validation's JavaScript probes.
  */
 export const enum EventRecord {
   BufferFlush = 10,
