@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import { DEFAULT_CURVE_OPTIONS, computeCurves } from '../../server/src/causal/curves';
 import { parseProfileText } from '../../server/src/import';
 import { generateProfile } from '../../bench/generate-profile';
+import { progressLine } from '../../server/src/cli/progressLine';
 
 const REPO = path.join(__dirname, '../../..');
 const UPSTREAM = path.join(REPO, 'test/fixtures/coz-upstream');
@@ -165,3 +166,22 @@ test('a validation script whose reader stops early ends quietly too (compare.mjs
   assert.equal(stderr, '');
   assert.equal(code, 0);
 });
+
+test('a progress line redraws when its percentage changes, at most every 100 ms, and erases itself once it was drawn', () => {
+  let written = '';
+  let clock = 0;
+  const line = progressLine('causal-lens whatif', (text) => (written += text), () => clock);
+  line.done();
+  assert.equal(written, '', 'nothing drawn, nothing to erase');
+  line.update(0.004);
+  clock += 50;
+  line.update(0.5); // too soon after the last redraw
+  clock += 100;
+  line.update(0.509);
+  clock += 150;
+  line.update(0.505); // the percentage shown
+  line.update(1.7); // past the end: 100%
+  line.done();
+  assert.equal(written, '\rcausal-lens whatif: 0%\rcausal-lens whatif: 50%\rcausal-lens whatif: 100%\r\x1b[K');
+});
+

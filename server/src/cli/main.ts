@@ -7,6 +7,7 @@ import { runReport } from './report';
 import { runTrace } from './trace';
 import { runCalibrate } from './calibrate';
 import { endQuietlyOnClosedPipe } from './closedPipe';
+import { progressLine } from './progressLine';
 import { runWhatif } from './whatif';
 
 const USAGE = `usage: causal-lens <command> [options]
@@ -20,7 +21,8 @@ commands:
   whatif [--json] TRACE [--placement N/M[:cyclic]]... [--map FILE]... [--network FILE|ethernet-10m|gbe|10gbe|ib-100g]... [--cores C] [--traced-network FILE|PRESET] [--event-cost-ns NS|auto] [--compute-from TRACE [--compute-from-network FILE|PRESET]] [--spread]   PEM: predicted run time of other placements and networks (--spread: also with each calibration point at its fastest and slowest measurement)
 `;
 
-type Command = (args: string[], out: (t: string) => void, err: (t: string) => void) => Promise<number>;
+/** `progress`, on a terminal only, for commands whose work can run for long without output. */
+type Command = (args: string[], out: (t: string) => void, err: (t: string) => void, progress?: (fraction: number) => void) => Promise<number>;
 
 const COMMANDS: Record<string, Command> = { report: runReport, fit: runFit, record: runRecord, trace: runTrace, calibrate: runCalibrate, whatif: runWhatif };
 
@@ -38,9 +40,13 @@ export async function main(argv: string[]): Promise<number> {
     err(`causal-lens: unknown command "${name}"\n${USAGE}`);
     return 2;
   }
+  const line = process.stderr.isTTY ? progressLine(`causal-lens ${name}`, err) : undefined;
+  // Whatever the command writes starts on a line of its own.
+  const erasingFirst = (write: (text: string) => void) => (line ? (text: string) => (line.done(), write(text)) : write);
   try {
-    return await command(args, out, err);
+    return await command(args, erasingFirst(out), erasingFirst(err), line?.update);
   } catch (error) {
+    line?.done();
     if (error instanceof UsageError) {
       err(`causal-lens ${name}: ${error.message}\n${USAGE}`);
       return 2;
@@ -48,6 +54,8 @@ export async function main(argv: string[]): Promise<number> {
     // Never a stack trace to a user: one line naming what failed.
     err(`causal-lens ${name}: ${(error as Error).message ?? String(error)}\n`);
     return 1;
+  } finally {
+    line?.done();
   }
 }
 

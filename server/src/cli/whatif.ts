@@ -25,7 +25,7 @@ function eventCost(text: string | undefined): number | 'auto' | undefined {
   return ns * 1e-9;
 }
 
-export async function runWhatif(args: string[], out: (t: string) => void, err: (t: string) => void): Promise<number> {
+export async function runWhatif(args: string[], out: (t: string) => void, err: (t: string) => void, progress?: (fraction: number) => void): Promise<number> {
   const parsed = parseFlags(args, {
     json: 'boolean',
     cores: 'integer',
@@ -69,7 +69,7 @@ export async function runWhatif(args: string[], out: (t: string) => void, err: (
       computeFrom: flags['compute-from'] as string | undefined,
       computeFromNetwork: flags['compute-from-network'] !== undefined ? resolveNetwork(flags['compute-from-network'] as string) : undefined,
       tableSpread: flags.spread === true,
-    });
+    }, progress);
   } catch (error) {
     if (error instanceof ScenarioError) throw new Error(error.message);
     throw error;
