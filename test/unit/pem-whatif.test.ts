@@ -923,7 +923,7 @@ test("the validation's trace probes read the recorder's records (each printed no
 test('causal-lens whatif shows its progress on a terminal, erased before its results, and none in a pipe', () => {
   const argv = [path.join(__dirname, '../../../bin/causal-lens.js'), 'whatif', traces.get('halo')!, '--placement', '4/2'];
   // util-linux's script gives the command a terminal; its output is the terminal's.
-  const terminal = spawnSync('script', ['-qec', argv.map((a) => `'${a}'`).join(' ').replace(/^/, `'${process.execPath}' `), '/dev/null'], { encoding: 'utf8' });
+  const terminal = spawnSync('script', ['-qec', [process.execPath, ...argv].map((a) => `'${a}'`).join(' '), '/dev/null'], { encoding: 'utf8' });
   assert.equal(terminal.status, 0, terminal.stderr);
   assert.match(terminal.stdout, /^(\rcausal-lens whatif: \d+%)+\r\x1b\[Kmeasured \d/);
   const piped = spawnSync(process.execPath, argv, { encoding: 'utf8' });

@@ -43,16 +43,17 @@ export async function main(argv: string[]): Promise<number> {
   const line = process.stderr.isTTY ? progressLine(`causal-lens ${name}`, err) : undefined;
   // Whatever the command writes starts on a line of its own.
   const erasingFirst = (write: (text: string) => void) => (line ? (text: string) => (line.done(), write(text)) : write);
+  const toOut = erasingFirst(out);
+  const toErr = erasingFirst(err);
   try {
-    return await command(args, erasingFirst(out), erasingFirst(err), line?.update);
+    return await command(args, toOut, toErr, line?.update);
   } catch (error) {
-    line?.done();
     if (error instanceof UsageError) {
-      err(`causal-lens ${name}: ${error.message}\n${USAGE}`);
+      toErr(`causal-lens ${name}: ${error.message}\n${USAGE}`);
       return 2;
     }
     // Never a stack trace to a user: one line naming what failed.
-    err(`causal-lens ${name}: ${(error as Error).message ?? String(error)}\n`);
+    toErr(`causal-lens ${name}: ${(error as Error).message ?? String(error)}\n`);
     return 1;
   } finally {
     line?.done();
