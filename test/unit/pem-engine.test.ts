@@ -412,6 +412,27 @@ test("eager messages reaching a link within one round of a shared core's turns r
   close(fifo.result.finishSeconds[3], 2, 'second: all of the first');
 });
 
+test('a race follows the gap between its messages: half each at none, the queue at a window, continuously between', () => {
+  // As in the test above: a window of 0.02, the long message (1 on the link) at 0, the short one
+  // (0.01) `gap` later; the short one arrives after the long one's rest as often as it goes first.
+  const shared = { ...wire(1, Infinity), linkSecondsPerByte: 1 / 1000, switchIn: (ranksPerCore: number) => (ranksPerCore >= 2 ? 0.01 : 0) };
+  const shortArrives = (gap: number) => {
+    const ops = [
+      [op(OpKind.Send, { peer: 2, bytes: 1000 }), op(OpKind.End)],
+      [op(OpKind.Send, { compute: gap, peer: 3, bytes: 10 }), op(OpKind.End)],
+      [op(OpKind.Recv, { peer: 0, bytes: 1000 }), op(OpKind.End)],
+      [op(OpKind.Recv, { peer: 1, bytes: 10 }), op(OpKind.End)],
+    ];
+    return run(ops, [0, 0, 1, 1], [1, 1], shared).result.finishSeconds[3] - 1 - 0.01;
+  };
+  close(shortArrives(0), 0.5, 'together: behind the long one in half the orders');
+  close(shortArrives(0.01), 0.01 + (1 - 0.5 ** 2 / 2) * (1 - 0.01), "half a window behind: 7/8 of the orders, each after the long one's rest");
+  close(shortArrives(0.03), 1, 'a window and more behind: queued, the link is free at 1');
+  // No step as the gap crosses the window (with half for every member, 0.5 against 1 here).
+  assert.ok(Math.abs(shortArrives(0.0199) - shortArrives(0.0201)) < 1e-3, `${shortArrives(0.0199)} and ${shortArrives(0.0201)}`);
+  for (let gap = 0; gap < 0.03; gap += 0.001) assert.ok(shortArrives(gap + 0.001) >= shortArrives(gap) - 1e-12, `later never arrives sooner (${gap})`);
+});
+
 test('a race decided early, when a rendezvous message takes the link, does not cut the next race short', () => {
   // Node 0's core is shared (race window 2 × 0.1); eager up to 10 bytes, 1 per 1000 bytes on the link.
   // Rank 0 sends A (5 bytes) at 0; rank 3's receive of R (20 bytes, rendezvous) makes R take the
@@ -432,8 +453,9 @@ test('a race decided early, when a rendezvous message takes the link, does not c
     [op(OpKind.Recv, { peer: 0, bytes: 20 }), op(OpKind.End)],
   ];
   const { result } = run(ops, [0, 0, 1, 1], [1, 2], net);
-  // The link is R's from 2 to 2.02; B and C wait for it, and each for half the other.
-  close(result.finishSeconds[2], 0.24 + 1 + (2.02 - 0.24) + 0.01 / 2, 'C raced B: half of B (alone after B it would arrive at 3.03)');
+  // The link is R's from 2 to 2.02; B and C wait for it, and C for B as often as B goes first:
+  // 0.14 ahead in a window of 0.2, B leaves first in 1 − 0.3²/2 of the orders (aheadInRace).
+  close(result.finishSeconds[2], 0.24 + 1 + (2.02 - 0.24) + 0.01 * (1 - 0.3 ** 2 / 2), 'C raced B, most often behind it (alone after B it would arrive at 3.03)');
 });
 
 test("a message waits for its receiver's turn when ranks share the receiver's core", () => {
