@@ -525,7 +525,10 @@ export class PemEngine {
       const start = Math.max(free, msg.time);
       let ahead = 0;
       for (const other of racing) {
-        if (other !== msg) ahead += aheadInRace(msg.time - other.time, window) * Math.max(0, Math.max(free, other.time) + other.bytes * perByte - start);
+        if (other === msg) continue;
+        // What is left of it once this one could leave; all of it when it went first from behind.
+        const onLink = other.bytes * perByte;
+        ahead += aheadInRace(msg.time - other.time, window) * Math.min(onLink, Math.max(0, Math.max(free, other.time) + onLink - start));
       }
       msg.oneWay += start - msg.time + ahead;
       msg.racing = false;
