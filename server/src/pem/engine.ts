@@ -267,7 +267,6 @@ class PostedRecv implements Posted {
  */
 const rankEventId = (rank: number) => -1 - rank;
 
-
 /**
  * How often a message that reached a link `gap` seconds before another (negative: after it) is
  * served first in their race: each leaves at a point of one race window (`window`) that the
@@ -275,14 +274,15 @@ const rankEventId = (rank: number) => -1 - rank;
  * triangular over ±window. Half at a gap of 0, all at a window or more: a message a hair inside
  * the window waits as if it were queued behind the other, and the prediction moves continuously
  * with the times (with half for every member, a few microseconds that moved a message in or out
- * of a window moved a 10 Mbit/s prediction by 8 points; docs/pem.md, Networks, 2026-11-28 14:00).
+ * of a window moved a 10 Mbit/s prediction by 8 points; docs/pem.md, Networks, 2026-11-28 15:05).
  */
-export function aheadInRace(gap: number, window: number): number {
+function aheadInRace(gap: number, window: number): number {
   if (gap >= window) return 1;
   if (gap <= -window) return 0;
   const rest = (window - Math.abs(gap)) / window;
   return gap >= 0 ? 1 - (rest * rest) / 2 : (rest * rest) / 2;
 }
+
 export class PemEngine {
   private readonly ranks: RankState[];
   private readonly nodes: Node[];
